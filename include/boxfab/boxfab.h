@@ -1,0 +1,16 @@
+/* boxfab — the public C API.  Include this header (or the individual ones).
+ * Naming: bf_<object>_<verb>; every fallible function returns a status
+ * (base.h). */
+#ifndef BOXFAB_BOXFAB_H
+#define BOXFAB_BOXFAB_H
+
+#include "boxfab/base.h"
+#include "boxfab/box.h"
+#include "boxfab/boxarray.h"
+#include "boxfab/distmap.h"
+#include "boxfab/geometry.h"
+#include "boxfab/intvect.h"
+#include "boxfab/parmparse.h"
+#include "boxfab/runtime.h"
+
+#endif

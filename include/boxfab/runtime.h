@@ -1,0 +1,70 @@
+/* boxfab — runtime lifecycle, build information, parallel descriptor.
+ *
+ * The runtime is a stack of instances (as AMReX's).  Each instance has an id
+ * that is never reused.  Objects that hold runtime resources record the id of
+ * the instance they were made under and check it with bf_runtime_check()
+ * before use, so that use after finalize fails with BF_ERROR_RUNTIME instead
+ * of touching released resources.  Pure values (IntVect, Box, IndexType,
+ * RealBox, RealVect, Periodicity, Geometry, BoxArray, DistributionMapping)
+ * do not depend on the runtime and stay usable after finalize.
+ * Not thread-safe: initialize and finalize from one thread. */
+#ifndef BOXFAB_RUNTIME_H
+#define BOXFAB_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boxfab/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Start a runtime instance and push it on the stack.
+ *  args: `nargs` command-line style tokens "key=value"; when nargs > 0 they are
+ *  added to the parameter store (see parmparse.h); a token without '=' is
+ *  BF_ERROR_VALUE.  *id receives the new instance id (> 0). */
+BF_EXPORT int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id);
+
+/** Finalize the top instance. BF_ERROR_RUNTIME when none is active. */
+BF_EXPORT int bf_runtime_finalize(void);
+
+/** Finalize (remove) the instance `id` wherever it is on the stack.
+ *  BF_ERROR_RUNTIME when it is not active. */
+BF_EXPORT int bf_runtime_finalize_instance(uint64_t id);
+
+/** True while at least one instance is active. */
+BF_EXPORT bool bf_runtime_initialized(void);
+
+/** Number of active instances. */
+BF_EXPORT int bf_runtime_size(void);
+
+/** Id of the top instance, 0 when none. */
+BF_EXPORT uint64_t bf_runtime_top(void);
+
+/** True when instance `id` is still active. */
+BF_EXPORT bool bf_runtime_alive(uint64_t id);
+
+/** BF_SUCCESS when instance `id` is active, else BF_ERROR_RUNTIME with a
+ *  message "<what> was used after boxfab's finalize()" (or "before initialize"
+ *  when id is 0). */
+BF_EXPORT int bf_runtime_check(uint64_t id, const char *what);
+
+/** Verbosity (Config.verbose), default 1. */
+BF_EXPORT int bf_runtime_verbose(void);
+BF_EXPORT void bf_runtime_set_verbose(int verbose);
+
+/** Parallel descriptor: number of ranks, this rank, I/O rank (1, 0, 0 without MPI). */
+BF_EXPORT int bf_parallel_nprocs(void);
+BF_EXPORT int bf_parallel_myproc(void);
+BF_EXPORT int bf_parallel_ioprocessor_number(void);
+
+/** Build information: what this build of the library contains. */
+BF_EXPORT bool bf_build_has_cuda(void);
+BF_EXPORT bool bf_build_has_mpi(void);
+BF_EXPORT bool bf_build_has_openmp(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,17 @@
+"""Builds the namespace of a space module from boxfab._core.space{N}d.
+
+Only composition happens here: every class and function is implemented in C.
+"""
+from boxfab import _core
+
+
+def populate(namespace, dim):
+    impl = getattr(_core, f"space{dim}d")
+    for name in dir(impl):
+        if name.startswith("__") and name not in ("__version__", "__author__", "__license__"):
+            continue
+        namespace[name] = getattr(impl, name)
+    namespace.setdefault("__version__", _core.__version__)
+    namespace["__author__"] = "the boxfab developers"
+    namespace["__license__"] = "BSD-3-Clause"
+    return impl

@@ -1,0 +1,60 @@
+/* DistributionMapping storage (see include/boxfab/distmap.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "boxfab/distmap.h"
+#include "object.h"
+
+struct bf_distmap {
+  bf_object obj;
+  int64_t n;
+  int *pmap;
+};
+
+static void distmap_free(bf_object *obj) {
+  bf_distmap *dm = (bf_distmap *)obj;
+  free(dm->pmap);
+  free(dm);
+}
+
+int bf_distmap_create_from_pmap(int64_t n, const int *pmap, bf_distmap **out) {
+  BF_CHECK(n >= 0, BF_ERROR_VALUE, "negative size %lld", (long long)n);
+  for (int64_t i = 0; i < n; ++i)
+    BF_CHECK(pmap[i] >= 0, BF_ERROR_VALUE, "rank of box %lld is negative (%d)", (long long)i, pmap[i]);
+  bf_distmap *dm = calloc(1, sizeof *dm);
+  int *p = malloc((size_t)(n > 0 ? n : 1) * sizeof *p);
+  if (!dm || !p) {
+    free(dm), free(p);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for a DistributionMapping of %lld boxes", (long long)n);
+  }
+  if (n > 0) memcpy(p, pmap, (size_t)n * sizeof *p);
+  bf_object_init(&dm->obj, distmap_free);
+  dm->n = n;
+  dm->pmap = p;
+  *out = dm;
+  return BF_SUCCESS;
+}
+
+bf_distmap *bf_distmap_retain(bf_distmap *dm) {
+  bf_object_retain(&dm->obj);
+  return dm;
+}
+
+void bf_distmap_destroy(bf_distmap **dm) {
+  if (!dm || !*dm) return;
+  bf_object_release(&(*dm)->obj);
+  *dm = NULL;
+}
+
+long bf_distmap_refcount(const bf_distmap *dm) { return bf_object_refcount(&dm->obj); }
+
+int64_t bf_distmap_size(const bf_distmap *dm) { return dm->n; }
+
+int bf_distmap_get(const bf_distmap *dm, int64_t i, int *rank) {
+  BF_CHECK(i >= 0 && i < dm->n, BF_ERROR_INDEX, "box index %lld out of range for a DistributionMapping of %lld",
+           (long long)i, (long long)dm->n);
+  *rank = dm->pmap[i];
+  return BF_SUCCESS;
+}
+
+const int *bf_distmap_data(const bf_distmap *dm) { return dm->pmap; }

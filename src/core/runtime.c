@@ -1,0 +1,76 @@
+/* Runtime lifecycle and build information (see include/boxfab/runtime.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "boxfab/parmparse.h"
+#include "boxfab/runtime.h"
+#include "boxfab_config.h"
+
+#define BF_RUNTIME_MAX_STACK 64
+
+static uint64_t bf_stack[BF_RUNTIME_MAX_STACK];
+static int bf_stack_size;
+static uint64_t bf_next_id = 1;
+static int bf_verbose = 1;
+
+int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id) {
+  BF_CHECK(nargs >= 0, BF_ERROR_VALUE, "negative argument count %d", nargs);
+  BF_CHECK(bf_stack_size < BF_RUNTIME_MAX_STACK, BF_ERROR_RUNTIME,
+           "too many nested runtime instances (at most %d)", BF_RUNTIME_MAX_STACK);
+  for (int i = 0; i < nargs; ++i) {
+    BF_CHECK(args[i] != NULL, BF_ERROR_VALUE, "argument %d is NULL", i);
+    BF_CHECK(strchr(args[i], '=') != NULL, BF_ERROR_VALUE,
+             "initialize() expects \"key=value\" tokens, got \"%s\"", args[i]);
+  }
+  for (int i = 0; i < nargs; ++i) BF_CALL(bf_parmparse_add_token(args[i]));
+  uint64_t new_id = bf_next_id++;
+  bf_stack[bf_stack_size++] = new_id;
+  if (id) *id = new_id;
+  return BF_SUCCESS;
+}
+
+int bf_runtime_finalize(void) {
+  BF_CHECK(bf_stack_size > 0, BF_ERROR_RUNTIME, "finalize() called but boxfab is not initialized");
+  --bf_stack_size;
+  return BF_SUCCESS;
+}
+
+int bf_runtime_finalize_instance(uint64_t id) {
+  for (int i = bf_stack_size - 1; i >= 0; --i) {
+    if (bf_stack[i] != id) continue;
+    memmove(&bf_stack[i], &bf_stack[i + 1], (size_t)(bf_stack_size - i - 1) * sizeof bf_stack[0]);
+    --bf_stack_size;
+    return BF_SUCCESS;
+  }
+  BF_ERROR(BF_ERROR_RUNTIME, "runtime instance %llu is not active (already finalized?)", (unsigned long long)id);
+}
+
+bool bf_runtime_initialized(void) { return bf_stack_size > 0; }
+
+int bf_runtime_size(void) { return bf_stack_size; }
+
+uint64_t bf_runtime_top(void) { return bf_stack_size > 0 ? bf_stack[bf_stack_size - 1] : 0; }
+
+bool bf_runtime_alive(uint64_t id) {
+  for (int i = 0; i < bf_stack_size; ++i)
+    if (bf_stack[i] == id) return true;
+  return false;
+}
+
+int bf_runtime_check(uint64_t id, const char *what) {
+  BF_CHECK(id != 0, BF_ERROR_RUNTIME, "%s needs boxfab to be initialized (call initialize() first)", what);
+  BF_CHECK(bf_runtime_alive(id), BF_ERROR_RUNTIME,
+           "%s was used after boxfab's finalize(); create it again after initialize()", what);
+  return BF_SUCCESS;
+}
+
+int bf_runtime_verbose(void) { return bf_verbose; }
+void bf_runtime_set_verbose(int verbose) { bf_verbose = verbose; }
+
+int bf_parallel_nprocs(void) { return 1; }
+int bf_parallel_myproc(void) { return 0; }
+int bf_parallel_ioprocessor_number(void) { return 0; }
+
+bool bf_build_has_cuda(void) { return BOXFAB_HAVE_CUDA != 0; }
+bool bf_build_has_mpi(void) { return BOXFAB_HAVE_MPI != 0; }
+bool bf_build_has_openmp(void) { return BOXFAB_HAVE_OPENMP != 0; }

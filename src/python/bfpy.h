@@ -1,0 +1,181 @@
+/* boxfab._core — shared declarations of the CPython extension (private).
+ *
+ * Layout: one file per type family (bfpy_<family>.c).  Each family has an
+ * init function called once per space module (dim = 1, 2, 3) from module.c;
+ * it creates its heap types for that dim with bfpy_make_type(), which puts
+ * them in the registry bfpy_types[dim][id] and in the space module.
+ *
+ * Dimension: every per-dimension type is created three times
+ * ("boxfab.space1d.Box", ...).  An instance stores its dim; a constructor
+ * learns it from its type with bfpy_type_dim(); a module-level function from
+ * its module (self) with bfpy_module_dim().  Objects of different dimensions
+ * never mix: the converters raise TypeError.
+ *
+ * Errors: C status codes become exceptions through bfpy_raise() (one bridge).
+ * Converters return 0 on success and -1 with an exception set. */
+#ifndef BOXFAB_BFPY_H
+#define BOXFAB_BFPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+
+#include "boxfab/boxfab.h"
+
+/* ---- type registry --------------------------------------------------------- */
+enum bfpy_type_id {
+  BFPY_T_INTVECT,      /* IntVect{d}D: registered at [d]; every module gets all three */
+  BFPY_T_DIM3,         /* dimension independent: registered at [0] */
+  BFPY_T_XDIM3,        /* dimension independent: registered at [0] */
+  BFPY_T_INDEXTYPE,
+  BFPY_T_DIRECTION,
+  BFPY_T_BOX,
+  BFPY_T_BOXARRAY,
+  BFPY_T_DISTMAP,
+  BFPY_T_REALBOX,
+  BFPY_T_REALVECT,
+  BFPY_T_COORDSYS,
+  BFPY_T_GEOMETRY,
+  BFPY_T_GEOMETRYDATA,
+  BFPY_T_PERIODICITY,
+  BFPY_T_VECTOR_REAL,
+  BFPY_T_VECTOR_INT,
+  BFPY_T_VECTOR_LONG,
+  BFPY_T_VECTOR_STRING,
+  BFPY_T_VECTOR_INTVECT,
+  BFPY_T_VECTOR_BOXARRAY,
+  BFPY_T_VECTOR_DISTMAP,
+  BFPY_T_VECTOR_GEOMETRY,
+  BFPY_T_AMREX,
+  BFPY_T_CONFIG,
+  BFPY_NTYPES
+};
+
+/* bfpy_types[dim][id]; dim 0 holds the dimension-independent types. */
+extern PyTypeObject *bfpy_types[BF_SPACEDIM_MAX + 1][BFPY_NTYPES];
+/* The space modules boxfab._core.space{1,2,3}d, index = dim. */
+extern PyObject *bfpy_space_modules[BF_SPACEDIM_MAX + 1];
+
+/* Create a heap type from `spec` (its name is replaced by
+ * "boxfab.space{dim}d.<qualname>", or "boxfab.<qualname>" for dim 0),
+ * with optional `base` type, register it at [dim][id] and add it to `module`
+ * under `qualname` (module may be NULL).  Returns a borrowed reference. */
+PyTypeObject *bfpy_make_type(PyObject *module, int dim, int id, const char *qualname, PyType_Spec *spec,
+                             PyTypeObject *base);
+
+/* Dimension of a registered type (or a subclass of one) of family `id`;
+ * 0 when `type` is not one. */
+int bfpy_type_dim(PyTypeObject *type, int id);
+
+/* Dimension bound to a space module passed as `self` to a module function. */
+int bfpy_module_dim(PyObject *module);
+
+/* True when `o` is an instance of family `id` of dimension `dim`
+ * (dim == -1: of any dimension). */
+bool bfpy_is(PyObject *o, int id, int dim);
+
+/* The Python name of a family for messages, e.g. "Box" or "IntVect3D". */
+const char *bfpy_type_name(int id, int dim);
+
+/* ---- error bridge ---------------------------------------------------------- */
+/* Raise the exception for C status `status` with bf_error_message(); returns NULL. */
+PyObject *bfpy_raise(int status);
+/* -1 with the exception set when status != 0, else 0. */
+int bfpy_check(int status);
+/* Raise TypeError: "<func>: objects of different dimensions do not mix (...)". */
+PyObject *bfpy_dim_mismatch(const char *what, int expected, int got);
+
+/* ---- argument binding ------------------------------------------------------ */
+/* Bind vectorcall arguments to the parameter list `names` (NULL terminated;
+ * a name "" is positional-only).  out[i] receives a borrowed reference or
+ * NULL when not given.  The first `nrequired` must be given.
+ * Returns 0 when bound; 1 when they do not fit this signature (and, with
+ * raise == false, no exception is set, so that the caller can try another
+ * overload); -1 with TypeError set when raise is true. */
+int bfpy_bind(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *const *names,
+              int nrequired, PyObject **out, bool raise);
+
+/* TypeError "<func>(): no overload matches the arguments (<types>); <sigs>". */
+PyObject *bfpy_no_overload(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                           const char *signatures);
+
+/* ---- scalars and sequences ------------------------------------------------- */
+/* A Python int (or an object with __index__, not a float or str) into C int;
+ * TypeError for other types, OverflowError outside C int. */
+int bfpy_to_int(PyObject *o, int *out, const char *what);
+int bfpy_to_int64(PyObject *o, int64_t *out, const char *what);
+/* A real number (int or float or __float__) into double; TypeError otherwise. */
+int bfpy_to_double(PyObject *o, double *out, const char *what);
+/* True when o is an int-like (int / __index__, not bool-agnostic). */
+bool bfpy_is_intlike(PyObject *o);
+/* A sequence of exactly n ints / doubles (TypeError / ValueError otherwise). */
+int bfpy_to_int_array(PyObject *o, int n, int *out, const char *what);
+int bfpy_to_double_array(PyObject *o, int n, double *out, const char *what);
+/* New lists from C arrays. */
+PyObject *bfpy_int_list(const int *v, int n);
+PyObject *bfpy_double_list(const double *v, int n);
+/* Normalise a possibly negative index into [0, n); IndexError otherwise. */
+int bfpy_index(Py_ssize_t i, Py_ssize_t n, Py_ssize_t *out, const char *what);
+
+/* ---- Python objects of the families ---------------------------------------- */
+typedef struct { PyObject_HEAD bf_intvect iv; } bfpy_intvect_object;
+typedef struct { PyObject_HEAD int x, y, z; } bfpy_dim3_object;
+typedef struct { PyObject_HEAD double x, y, z; } bfpy_xdim3_object;
+typedef struct { PyObject_HEAD int dim; unsigned type; } bfpy_indextype_object;
+typedef struct { PyObject_HEAD int dim; } bfpy_direction_object;
+typedef struct { PyObject_HEAD bf_box box; } bfpy_box_object;
+typedef struct { PyObject_HEAD int dim; bf_boxarray *ba; } bfpy_boxarray_object;   /* ba never NULL */
+typedef struct { PyObject_HEAD int dim; bf_distmap *dm; } bfpy_distmap_object;     /* dm NULL = empty */
+typedef struct { PyObject_HEAD bf_realbox rb; } bfpy_realbox_object;
+typedef struct { PyObject_HEAD int dim; double v[BF_SPACEDIM_MAX]; } bfpy_realvect_object;
+typedef struct { PyObject_HEAD int dim; int coord; } bfpy_coordsys_object;
+/* Geometry derives from CoordSys: its coord lives in base.coord and geom.coord
+ * is kept equal to it. */
+typedef struct { bfpy_coordsys_object base; bf_geometry geom; } bfpy_geometry_object;
+typedef struct { PyObject_HEAD bf_geometry geom; } bfpy_geometrydata_object;
+typedef struct { PyObject_HEAD bf_periodicity per; } bfpy_periodicity_object;
+
+/* New objects from C values (NULL with an exception on failure). */
+PyObject *bfpy_intvect_new(const bf_intvect *iv);
+PyObject *bfpy_dim3_new(int x, int y, int z);
+PyObject *bfpy_xdim3_new(double x, double y, double z);
+PyObject *bfpy_indextype_new(int dim, unsigned type);
+PyObject *bfpy_box_new(const bf_box *box);
+PyObject *bfpy_boxarray_new(bf_boxarray *ba); /* steals the reference, even on failure */
+PyObject *bfpy_distmap_new(int dim, bf_distmap *dm); /* steals the reference (dm may be NULL) */
+PyObject *bfpy_realbox_new(const bf_realbox *rb);
+PyObject *bfpy_realvect_new(int dim, const double *v);
+PyObject *bfpy_geometry_new(const bf_geometry *g);
+PyObject *bfpy_geometrydata_new(const bf_geometry *g);
+PyObject *bfpy_periodicity_new(const bf_periodicity *p);
+
+/* C values from Python objects of dimension `dim`.  `what` names the argument
+ * in messages.  IntVect: flags say what else is accepted. */
+enum {
+  BFPY_IV_SEQUENCE = 1, /* a list/tuple of dim ints */
+  BFPY_IV_SCALAR = 2    /* a single int meaning all components */
+};
+int bfpy_as_intvect(PyObject *o, int dim, int flags, bf_intvect *out, const char *what);
+int bfpy_as_box(PyObject *o, int dim, bf_box *out, const char *what);
+int bfpy_as_indextype(PyObject *o, int dim, unsigned *out, const char *what);
+int bfpy_as_realbox(PyObject *o, int dim, bf_realbox *out, const char *what);
+int bfpy_as_realvect(PyObject *o, int dim, double *out, const char *what);
+int bfpy_as_geometry(PyObject *o, int dim, bf_geometry *out, const char *what);
+int bfpy_as_periodicity(PyObject *o, int dim, bf_periodicity *out, const char *what);
+/* Borrowed handles (the Python object keeps them alive). */
+bf_boxarray *bfpy_as_boxarray(PyObject *o, int dim, const char *what);
+int bfpy_as_distmap(PyObject *o, int dim, bf_distmap **out, const char *what); /* *out may be NULL (empty) */
+
+/* ---- family init functions (one per bfpy_<family>.c) ------------------------ */
+int bfpy_init_intvect(PyObject *m, int dim);     /* IntVect*, Dim3, XDim3, coarsen, refine */
+int bfpy_init_indextype(PyObject *m, int dim);   /* IndexType, Direction */
+int bfpy_init_box(PyObject *m, int dim);         /* Box, lbound/ubound/length/begin/end */
+int bfpy_init_boxarray(PyObject *m, int dim);    /* BoxArray, DistributionMapping */
+int bfpy_init_geometry(PyObject *m, int dim);    /* RealBox, RealVect, CoordSys, Geometry, GeometryData,
+                                                    Periodicity, AlmostEqual, min, max */
+int bfpy_init_vector(PyObject *m, int dim);      /* Vector_* */
+int bfpy_init_runtime(PyObject *m, int dim);     /* AMReX, Config, ParallelDescriptor, initialize, finalize,
+                                                    initialized, size, Print, d_decl, concatenate,
+                                                    unpack_ids, unpack_cpus, __version__ ... */
+
+#endif

@@ -1,0 +1,229 @@
+/* boxfab._core: error bridge, argument binding, scalar and sequence conversion. */
+#include <limits.h>
+#include <string.h>
+
+#include "bfpy.h"
+
+PyObject *bfpy_raise(int status) {
+  PyObject *exc;
+  switch (status) {
+  case BF_ERROR_VALUE: exc = PyExc_ValueError; break;
+  case BF_ERROR_INDEX: exc = PyExc_IndexError; break;
+  case BF_ERROR_TYPE: exc = PyExc_TypeError; break;
+  case BF_ERROR_MEMORY: exc = PyExc_MemoryError; break;
+  case BF_ERROR_OVERFLOW: exc = PyExc_OverflowError; break;
+  default: exc = PyExc_RuntimeError; break;
+  }
+  const char *msg = bf_error_message();
+  PyErr_SetString(exc, msg && msg[0] ? msg : "boxfab: unknown error");
+  bf_error_clear();
+  return NULL;
+}
+
+int bfpy_check(int status) {
+  if (status == BF_SUCCESS) return 0;
+  bfpy_raise(status);
+  return -1;
+}
+
+PyObject *bfpy_dim_mismatch(const char *what, int expected, int got) {
+  PyErr_Format(PyExc_TypeError, "%s: expected an object of dimension %d, got one of dimension %d "
+               "(objects of different dimensions do not mix)", what, expected, got);
+  return NULL;
+}
+
+int bfpy_bind(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *const *names,
+              int nrequired, PyObject **out, bool raise) {
+  int nparams = 0;
+  while (names[nparams]) ++nparams;
+  for (int i = 0; i < nparams; ++i) out[i] = NULL;
+  if (nargs > nparams) {
+    if (raise)
+      PyErr_Format(PyExc_TypeError, "takes at most %d arguments (%zd given)", nparams, nargs);
+    return raise ? -1 : 1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    if (!key) return -1;
+    int at = -1;
+    for (int i = 0; i < nparams; ++i)
+      if (names[i][0] && strcmp(names[i], key) == 0) at = i;
+    if (at < 0 || out[at]) {
+      if (raise) {
+        if (at < 0) PyErr_Format(PyExc_TypeError, "got an unexpected keyword argument '%s'", key);
+        else PyErr_Format(PyExc_TypeError, "got multiple values for argument '%s'", key);
+      }
+      return raise ? -1 : 1;
+    }
+    out[at] = args[nargs + k];
+  }
+  for (int i = 0; i < nrequired; ++i)
+    if (!out[i]) {
+      if (raise) {
+        if (names[i][0]) PyErr_Format(PyExc_TypeError, "missing required argument '%s'", names[i]);
+        else PyErr_Format(PyExc_TypeError, "missing required positional argument %d", i);
+      }
+      return raise ? -1 : 1;
+    }
+  return 0;
+}
+
+PyObject *bfpy_no_overload(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                           const char *signatures) {
+  PyObject *types = PyList_New(0);
+  if (!types) return NULL;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nargs + nkw; ++i) {
+    PyObject *s = i < nargs ? PyUnicode_FromString(Py_TYPE(args[i])->tp_name)
+                            : PyUnicode_FromFormat("%U=%s", PyTuple_GET_ITEM(kwnames, i - nargs),
+                                                   Py_TYPE(args[i])->tp_name);
+    if (!s || PyList_Append(types, s) < 0) {
+      Py_XDECREF(s);
+      Py_DECREF(types);
+      return NULL;
+    }
+    Py_DECREF(s);
+  }
+  PyObject *sep = PyUnicode_FromString(", ");
+  PyObject *joined = sep ? PyUnicode_Join(sep, types) : NULL;
+  Py_XDECREF(sep);
+  Py_DECREF(types);
+  if (!joined) return NULL;
+  PyErr_Format(PyExc_TypeError, "%s(): incompatible arguments (%U); supported signatures: %s", func, joined,
+               signatures);
+  Py_DECREF(joined);
+  return NULL;
+}
+
+bool bfpy_is_intlike(PyObject *o) {
+  return PyLong_Check(o) || (!PyFloat_Check(o) && Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index);
+}
+
+int bfpy_to_int64(PyObject *o, int64_t *out, const char *what) {
+  if (!bfpy_is_intlike(o)) {
+    PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  PyObject *idx = PyNumber_Index(o);
+  if (!idx) return -1;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
+  Py_DECREF(idx);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  if (overflow) {
+    PyErr_Format(PyExc_OverflowError, "%s does not fit in a 64-bit integer", what);
+    return -1;
+  }
+  *out = (int64_t)v;
+  return 0;
+}
+
+int bfpy_to_int(PyObject *o, int *out, const char *what) {
+  int64_t v;
+  if (bfpy_to_int64(o, &v, what) < 0) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_OverflowError, "%s does not fit in a C int", what);
+    }
+    return -1;
+  }
+  if (v < INT_MIN || v > INT_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s = %lld does not fit in a C int", what, (long long)v);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+int bfpy_to_double(PyObject *o, double *out, const char *what) {
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || !(PyFloat_Check(o) || PyLong_Check(o) ||
+                                                   (Py_TYPE(o)->tp_as_number && (Py_TYPE(o)->tp_as_number->nb_float ||
+                                                                                 Py_TYPE(o)->tp_as_number->nb_index)))) {
+    PyErr_Format(PyExc_TypeError, "%s must be a real number, not %.100s", what, Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  double v = PyFloat_AsDouble(o);
+  if (v == -1.0 && PyErr_Occurred()) return -1;
+  *out = v;
+  return 0;
+}
+
+static PyObject *bfpy_as_fast_sequence(PyObject *o, int n, const char *what) {
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a sequence of %d numbers, not %.100s", what, n, Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  PyObject *seq = PySequence_Fast(o, what);
+  if (!seq) return NULL;
+  if (PySequence_Fast_GET_SIZE(seq) != n) {
+    PyErr_Format(PyExc_ValueError, "%s must have exactly %d components, got %zd", what, n,
+                 PySequence_Fast_GET_SIZE(seq));
+    Py_DECREF(seq);
+    return NULL;
+  }
+  return seq;
+}
+
+int bfpy_to_int_array(PyObject *o, int n, int *out, const char *what) {
+  PyObject *seq = bfpy_as_fast_sequence(o, n, what);
+  if (!seq) return -1;
+  for (int i = 0; i < n; ++i)
+    if (bfpy_to_int(PySequence_Fast_GET_ITEM(seq, i), &out[i], what) < 0) {
+      Py_DECREF(seq);
+      return -1;
+    }
+  Py_DECREF(seq);
+  return 0;
+}
+
+int bfpy_to_double_array(PyObject *o, int n, double *out, const char *what) {
+  PyObject *seq = bfpy_as_fast_sequence(o, n, what);
+  if (!seq) return -1;
+  for (int i = 0; i < n; ++i)
+    if (bfpy_to_double(PySequence_Fast_GET_ITEM(seq, i), &out[i], what) < 0) {
+      Py_DECREF(seq);
+      return -1;
+    }
+  Py_DECREF(seq);
+  return 0;
+}
+
+PyObject *bfpy_int_list(const int *v, int n) {
+  PyObject *l = PyList_New(n);
+  if (!l) return NULL;
+  for (int i = 0; i < n; ++i) {
+    PyObject *x = PyLong_FromLong(v[i]);
+    if (!x) {
+      Py_DECREF(l);
+      return NULL;
+    }
+    PyList_SET_ITEM(l, i, x);
+  }
+  return l;
+}
+
+PyObject *bfpy_double_list(const double *v, int n) {
+  PyObject *l = PyList_New(n);
+  if (!l) return NULL;
+  for (int i = 0; i < n; ++i) {
+    PyObject *x = PyFloat_FromDouble(v[i]);
+    if (!x) {
+      Py_DECREF(l);
+      return NULL;
+    }
+    PyList_SET_ITEM(l, i, x);
+  }
+  return l;
+}
+
+int bfpy_index(Py_ssize_t i, Py_ssize_t n, Py_ssize_t *out, const char *what) {
+  Py_ssize_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n) {
+    PyErr_Format(PyExc_IndexError, "%s index %zd out of range [-%zd, %zd)", what, i, n, n);
+    return -1;
+  }
+  *out = j;
+  return 0;
+}
