@@ -114,6 +114,11 @@ int bfpy_to_double_array(PyObject *o, int n, double *out, const char *what);
 /* New lists from C arrays. */
 PyObject *bfpy_int_list(const int *v, int n);
 PyObject *bfpy_double_list(const double *v, int n);
+/* A new enum.IntEnum class `qualname` (e.g. "IndexType.CellIndex", the enum's
+ * own name is the part after the last dot) in `module` (e.g. "boxfab.space3d"),
+ * so that it pickles; members names[i] = values[i]. */
+PyObject *bfpy_make_intenum(const char *module, const char *qualname, const char *const *names, const int *values,
+                            int n);
 /* Normalise a possibly negative index into [0, n); IndexError otherwise. */
 int bfpy_index(Py_ssize_t i, Py_ssize_t n, Py_ssize_t *out, const char *what);
 

@@ -227,3 +227,27 @@ int bfpy_index(Py_ssize_t i, Py_ssize_t n, Py_ssize_t *out, const char *what) {
   *out = j;
   return 0;
 }
+
+PyObject *bfpy_make_intenum(const char *module, const char *qualname, const char *const *names, const int *values,
+                            int n) {
+  PyObject *enum_mod = PyImport_ImportModule("enum");
+  if (!enum_mod) return NULL;
+  PyObject *intenum = PyObject_GetAttrString(enum_mod, "IntEnum");
+  Py_DECREF(enum_mod);
+  if (!intenum) return NULL;
+  PyObject *members = PyList_New(n), *result = NULL, *args = NULL, *kwargs = NULL;
+  if (!members) goto done;
+  for (int i = 0; i < n; ++i) {
+    PyObject *item = Py_BuildValue("(si)", names[i], values[i]);
+    if (!item) goto done;
+    PyList_SET_ITEM(members, i, item);
+  }
+  const char *dot = strrchr(qualname, '.');
+  args = Py_BuildValue("(sO)", dot ? dot + 1 : qualname, members);
+  kwargs = Py_BuildValue("{s:s,s:s}", "module", module, "qualname", qualname);
+  if (args && kwargs) result = PyObject_Call(intenum, args, kwargs);
+done:
+  Py_XDECREF(members), Py_XDECREF(args), Py_XDECREF(kwargs);
+  Py_DECREF(intenum);
+  return result;
+}
