@@ -12,5 +12,7 @@
 #include "boxfab/intvect.h"
 #include "boxfab/parmparse.h"
 #include "boxfab/runtime.h"
+#include "boxfab/idcpu.h"
+#include "boxfab/vector.h"
 
 #endif

@@ -15,10 +15,16 @@
 extern "C" {
 #endif
 
-/** Add "name=v1 v2 ..." (values separated by white space; at least one). */
+/** Add "name=v1 v2 ..." (values separated by white space; at least one;
+ *  white space around the name is ignored).  BF_ERROR_VALUE for a token
+ *  without '=', with an empty name or without a value. */
 BF_EXPORT int bf_parmparse_add_token(const char *token);
 
-/** Set `name` to `nvalues` string values (copied). */
+/** Check a token as bf_parmparse_add_token would, without adding it. */
+BF_EXPORT int bf_parmparse_check_token(const char *token);
+
+/** Set `name` to `nvalues` string values (copied; none may be NULL).
+ *  BF_ERROR_VALUE for an empty name, BF_ERROR_MEMORY. */
 BF_EXPORT int bf_parmparse_add(const char *name, int nvalues, const char *const *values);
 
 /** Number of values of `name`, or -1 when it is not defined. */

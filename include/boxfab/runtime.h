@@ -22,15 +22,23 @@ extern "C" {
 
 /** Start a runtime instance and push it on the stack.
  *  args: `nargs` command-line style tokens "key=value"; when nargs > 0 they are
- *  added to the parameter store (see parmparse.h); a token without '=' is
- *  BF_ERROR_VALUE.  *id receives the new instance id (> 0). */
+ *  added to the parameter store (see parmparse.h).  All tokens are checked
+ *  before any is added: a token without '=', with an empty key or without a
+ *  value is BF_ERROR_VALUE and nothing changes.  After parsing, a parameter
+ *  "amrex.verbose" sets the verbosity; when it is not an int the call fails
+ *  with BF_ERROR_VALUE (no instance is started; the tokens stay added).  *id receives the new instance
+ *  id (> 0, never reused).  BF_ERROR_RUNTIME when 64 instances are active. */
 BF_EXPORT int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id);
 
-/** Finalize the top instance. BF_ERROR_RUNTIME when none is active. */
+/** Finalize the top instance. BF_ERROR_RUNTIME when none is active.
+ *  The finalize hooks run first (with the instance still active); when the
+ *  last instance goes, the parameter store is cleared (as AMReX's
+ *  ParmParse::Finalize), so that a later initialize starts afresh. */
 BF_EXPORT int bf_runtime_finalize(void);
 
-/** Finalize (remove) the instance `id` wherever it is on the stack.
- *  BF_ERROR_RUNTIME when it is not active. */
+/** Finalize (remove) the instance `id` wherever it is on the stack, as
+ *  bf_runtime_finalize does for the top one.  BF_ERROR_RUNTIME when it is not
+ *  active. */
 BF_EXPORT int bf_runtime_finalize_instance(uint64_t id);
 
 /** True while at least one instance is active. */
@@ -49,6 +57,19 @@ BF_EXPORT bool bf_runtime_alive(uint64_t id);
  *  message "<what> was used after boxfab's finalize()" (or "before initialize"
  *  when id is 0). */
 BF_EXPORT int bf_runtime_check(uint64_t id, const char *what);
+
+/** A function called when an instance is finalized: `id` is the instance
+ *  (still active during the call), `ctx` the pointer given at registration.
+ *  Hooks must not initialize or finalize instances themselves. */
+typedef void (*bf_runtime_hook)(uint64_t id, void *ctx);
+
+/** Register a finalize hook (the same fn/ctx pair once; hooks run newest
+ *  first).  BF_ERROR_VALUE for a NULL fn or a pair already registered,
+ *  BF_ERROR_RUNTIME when 32 hooks are registered. */
+BF_EXPORT int bf_runtime_add_finalize_hook(bf_runtime_hook fn, void *ctx);
+
+/** Unregister a finalize hook; BF_ERROR_VALUE when the pair is not registered. */
+BF_EXPORT int bf_runtime_remove_finalize_hook(bf_runtime_hook fn, void *ctx);
 
 /** Verbosity (Config.verbose), default 1. */
 BF_EXPORT int bf_runtime_verbose(void);

@@ -33,6 +33,7 @@ static void pp_free_entry(pp_entry *e) {
 }
 
 static int pp_find(const char *name) {
+  if (!name) return -1;
   for (int i = 0; i < pp_size; ++i)
     if (strcmp(pp_table[i].name, name) == 0) return i;
   return -1;
@@ -41,6 +42,8 @@ static int pp_find(const char *name) {
 int bf_parmparse_add(const char *name, int nvalues, const char *const *values) {
   BF_CHECK(name && name[0], BF_ERROR_VALUE, "parameter name must not be empty");
   BF_CHECK(nvalues >= 0, BF_ERROR_VALUE, "negative number of values %d", nvalues);
+  BF_CHECK(nvalues == 0 || values != NULL, BF_ERROR_VALUE, "%d values but values is NULL", nvalues);
+  for (int i = 0; i < nvalues; ++i) BF_CHECK(values[i] != NULL, BF_ERROR_VALUE, "value %d of %s is NULL", i, name);
   pp_entry e = {pp_strdup(name, strlen(name)), nvalues, calloc((size_t)nvalues + 1, sizeof(char *))};
   int ok = e.name && e.values;
   for (int i = 0; ok && i < nvalues; ++i) ok = (e.values[i] = pp_strdup(values[i], strlen(values[i]))) != NULL;
@@ -68,30 +71,60 @@ int bf_parmparse_add(const char *name, int nvalues, const char *const *values) {
   return BF_SUCCESS;
 }
 
-int bf_parmparse_add_token(const char *token) {
+/* Split "name = v1 v2 ..." into a name and a NULL-terminated list of values
+ * (pointers into *storage).  Everything is freed by pp_split_free. */
+typedef struct {
+  char *name, *storage;
+  const char **values;
+  int n;
+} pp_split_token;
+
+static void pp_split_free(pp_split_token *t) {
+  free(t->name), free(t->storage), free(t->values);
+  memset(t, 0, sizeof *t);
+}
+
+static int pp_split(const char *token, pp_split_token *t) {
+  memset(t, 0, sizeof *t);
+  BF_CHECK(token != NULL, BF_ERROR_VALUE, "parameter token is NULL");
   const char *eq = strchr(token, '=');
   BF_CHECK(eq != NULL, BF_ERROR_VALUE, "expected \"key=value\", got \"%s\"", token);
   const char *ks = token, *ke = eq;
   while (ks < ke && isspace((unsigned char)*ks)) ++ks;
   while (ke > ks && isspace((unsigned char)ke[-1])) --ke;
   BF_CHECK(ke > ks, BF_ERROR_VALUE, "empty key in \"%s\"", token);
-  char *name = pp_strdup(ks, (size_t)(ke - ks));
-  char *vals = pp_strdup(eq + 1, strlen(eq + 1));
-  const char **list = calloc(strlen(eq + 1) / 2 + 2, sizeof(char *));
-  if (!name || !vals || !list) {
-    free(name), free(vals), free(list);
+  t->name = pp_strdup(ks, (size_t)(ke - ks));
+  t->storage = pp_strdup(eq + 1, strlen(eq + 1));
+  t->values = calloc(strlen(eq + 1) / 2 + 2, sizeof(char *));
+  if (!t->name || !t->storage || !t->values) {
+    pp_split_free(t);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory parsing \"%s\"", token);
   }
-  int n = 0;
-  for (char *p = vals; *p;) {
+  for (char *p = t->storage; *p;) {
     while (*p && isspace((unsigned char)*p)) *p++ = '\0';
     if (!*p) break;
-    list[n++] = p;
+    t->values[t->n++] = p;
     while (*p && !isspace((unsigned char)*p)) ++p;
   }
-  int ierr = n > 0 ? bf_parmparse_add(name, n, list)
-                   : bf_error_set(BF_ERROR_VALUE, __func__, "no value given in \"%s\"", token);
-  free(name), free(vals), free(list);
+  if (t->n == 0) {
+    pp_split_free(t);
+    BF_ERROR(BF_ERROR_VALUE, "no value given in \"%s\"", token);
+  }
+  return BF_SUCCESS;
+}
+
+int bf_parmparse_check_token(const char *token) {
+  pp_split_token t;
+  BF_CALL(pp_split(token, &t));
+  pp_split_free(&t);
+  return BF_SUCCESS;
+}
+
+int bf_parmparse_add_token(const char *token) {
+  pp_split_token t;
+  BF_CALL(pp_split(token, &t));
+  int ierr = bf_parmparse_add(t.name, t.n, t.values);
+  pp_split_free(&t);
   return ierr;
 }
 
@@ -102,7 +135,7 @@ int bf_parmparse_count(const char *name) {
 
 int bf_parmparse_get(const char *name, int i, const char **value) {
   int at = pp_find(name);
-  BF_CHECK(at >= 0, BF_ERROR_VALUE, "parameter %s is not defined", name);
+  BF_CHECK(at >= 0, BF_ERROR_VALUE, "parameter %s is not defined", name ? name : "(NULL)");
   BF_CHECK(i >= 0 && i < pp_table[at].nvalues, BF_ERROR_INDEX, "parameter %s has %d values, asked for value %d",
            name, pp_table[at].nvalues, i);
   *value = pp_table[at].values[i];

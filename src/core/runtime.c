@@ -7,39 +7,62 @@
 #include "boxfab_config.h"
 
 #define BF_RUNTIME_MAX_STACK 64
+#define BF_RUNTIME_MAX_HOOKS 32
 
 static uint64_t bf_stack[BF_RUNTIME_MAX_STACK];
 static int bf_stack_size;
 static uint64_t bf_next_id = 1;
 static int bf_verbose = 1;
 
+static struct {
+  bf_runtime_hook fn;
+  void *ctx;
+} bf_hooks[BF_RUNTIME_MAX_HOOKS];
+static int bf_nhooks;
+
 int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id) {
   BF_CHECK(nargs >= 0, BF_ERROR_VALUE, "negative argument count %d", nargs);
+  BF_CHECK(nargs == 0 || args != NULL, BF_ERROR_VALUE, "%d arguments but args is NULL", nargs);
   BF_CHECK(bf_stack_size < BF_RUNTIME_MAX_STACK, BF_ERROR_RUNTIME,
            "too many nested runtime instances (at most %d)", BF_RUNTIME_MAX_STACK);
   for (int i = 0; i < nargs; ++i) {
     BF_CHECK(args[i] != NULL, BF_ERROR_VALUE, "argument %d is NULL", i);
     BF_CHECK(strchr(args[i], '=') != NULL, BF_ERROR_VALUE,
              "initialize() expects \"key=value\" tokens, got \"%s\"", args[i]);
+    BF_CALL(bf_parmparse_check_token(args[i]));
   }
   for (int i = 0; i < nargs; ++i) BF_CALL(bf_parmparse_add_token(args[i]));
+  if (nargs > 0) {
+    bool found = false;
+    int verbose = bf_verbose;
+    BF_CALL(bf_parmparse_query_int("amrex.verbose", 0, &found, &verbose));
+    if (found) bf_verbose = verbose;
+  }
   uint64_t new_id = bf_next_id++;
   bf_stack[bf_stack_size++] = new_id;
   if (id) *id = new_id;
   return BF_SUCCESS;
 }
 
+/* Remove the stack entry at position `at` after running the hooks. */
+static void bf_runtime_pop_at(int at) {
+  uint64_t id = bf_stack[at];
+  for (int h = bf_nhooks - 1; h >= 0; --h) bf_hooks[h].fn(id, bf_hooks[h].ctx);
+  memmove(&bf_stack[at], &bf_stack[at + 1], (size_t)(bf_stack_size - at - 1) * sizeof bf_stack[0]);
+  --bf_stack_size;
+  if (bf_stack_size == 0) bf_parmparse_clear();
+}
+
 int bf_runtime_finalize(void) {
   BF_CHECK(bf_stack_size > 0, BF_ERROR_RUNTIME, "finalize() called but boxfab is not initialized");
-  --bf_stack_size;
+  bf_runtime_pop_at(bf_stack_size - 1);
   return BF_SUCCESS;
 }
 
 int bf_runtime_finalize_instance(uint64_t id) {
   for (int i = bf_stack_size - 1; i >= 0; --i) {
     if (bf_stack[i] != id) continue;
-    memmove(&bf_stack[i], &bf_stack[i + 1], (size_t)(bf_stack_size - i - 1) * sizeof bf_stack[0]);
-    --bf_stack_size;
+    bf_runtime_pop_at(i);
     return BF_SUCCESS;
   }
   BF_ERROR(BF_ERROR_RUNTIME, "runtime instance %llu is not active (already finalized?)", (unsigned long long)id);
@@ -58,9 +81,35 @@ bool bf_runtime_alive(uint64_t id) {
 }
 
 int bf_runtime_check(uint64_t id, const char *what) {
+  if (!what) what = "an object";
   BF_CHECK(id != 0, BF_ERROR_RUNTIME, "%s needs boxfab to be initialized (call initialize() first)", what);
   BF_CHECK(bf_runtime_alive(id), BF_ERROR_RUNTIME,
            "%s was used after boxfab's finalize(); create it again after initialize()", what);
+  return BF_SUCCESS;
+}
+
+static int bf_hook_find(bf_runtime_hook fn, void *ctx) {
+  for (int h = 0; h < bf_nhooks; ++h)
+    if (bf_hooks[h].fn == fn && bf_hooks[h].ctx == ctx) return h;
+  return -1;
+}
+
+int bf_runtime_add_finalize_hook(bf_runtime_hook fn, void *ctx) {
+  BF_CHECK(fn != NULL, BF_ERROR_VALUE, "finalize hook is NULL");
+  BF_CHECK(bf_hook_find(fn, ctx) < 0, BF_ERROR_VALUE, "this finalize hook is already registered");
+  BF_CHECK(bf_nhooks < BF_RUNTIME_MAX_HOOKS, BF_ERROR_RUNTIME, "too many finalize hooks (at most %d)",
+           BF_RUNTIME_MAX_HOOKS);
+  bf_hooks[bf_nhooks].fn = fn;
+  bf_hooks[bf_nhooks].ctx = ctx;
+  ++bf_nhooks;
+  return BF_SUCCESS;
+}
+
+int bf_runtime_remove_finalize_hook(bf_runtime_hook fn, void *ctx) {
+  int h = bf_hook_find(fn, ctx);
+  BF_CHECK(h >= 0, BF_ERROR_VALUE, "this finalize hook is not registered");
+  memmove(&bf_hooks[h], &bf_hooks[h + 1], (size_t)(bf_nhooks - h - 1) * sizeof bf_hooks[0]);
+  --bf_nhooks;
   return BF_SUCCESS;
 }
 
