@@ -1,7 +1,550 @@
-/* boxfab._core: family "runtime" (placeholder until implemented). */
+/* boxfab._core: the runtime family — AMReX (instance handle), Config,
+ * ParallelDescriptor, and the module functions initialize, initialized,
+ * finalize, size, Print, d_decl, concatenate, unpack_ids, unpack_cpus and the
+ * module attributes __version__, __author__, __license__, __doc__.
+ *
+ * The runtime is one stack per process (include/boxfab/runtime.h), shared by
+ * the three space modules: an AMReX handle of any dimension may be finalized
+ * or erased from any space module. */
 #include "bfpy.h"
 
+/* ---- AMReX: a handle on one runtime instance ------------------------------------ */
+typedef struct {
+  PyObject_HEAD uint64_t id;
+} bfpy_amrex_object;
+
+static PyObject *amrex_new_handle(int dim, uint64_t id) {
+  PyTypeObject *t = bfpy_types[dim][BFPY_T_AMREX];
+  bfpy_amrex_object *o = (bfpy_amrex_object *)t->tp_alloc(t, 0);
+  if (!o) return NULL;
+  o->id = id;
+  return (PyObject *)o;
+}
+
+/* The instance id of an AMReX handle of any dimension; 0 with TypeError. */
+static uint64_t amrex_handle_id(PyObject *o, const char *what) {
+  if (!bfpy_is(o, BFPY_T_AMREX, -1)) {
+    PyErr_Format(PyExc_TypeError, "%s expects an AMReX instance (as returned by initialize()), not %.100s", what,
+                 Py_TYPE(o)->tp_name);
+    return 0;
+  }
+  return ((bfpy_amrex_object *)o)->id;
+}
+
+static PyObject *amrex_empty(PyObject *cls, PyObject *noargs) {
+  (void)cls, (void)noargs;
+  return PyBool_FromLong(!bf_runtime_initialized());
+}
+
+static PyObject *amrex_size(PyObject *cls, PyObject *noargs) {
+  (void)cls, (void)noargs;
+  return PyLong_FromLong(bf_runtime_size());
+}
+
+static PyObject *amrex_top(PyObject *cls, PyObject *noargs) {
+  (void)noargs;
+  int dim = bfpy_type_dim((PyTypeObject *)cls, BFPY_T_AMREX);
+  uint64_t id = bf_runtime_top();
+  if (!id) {
+    PyErr_SetString(PyExc_RuntimeError, "AMReX.top(): no runtime instance is active (call initialize() first)");
+    return NULL;
+  }
+  return amrex_new_handle(dim ? dim : 3, id);
+}
+
+static PyObject *amrex_erase(PyObject *cls, PyObject *instance) {
+  (void)cls;
+  uint64_t id = amrex_handle_id(instance, "AMReX.erase()");
+  if (!id) return NULL;
+  if (bfpy_check(bf_runtime_finalize_instance(id)) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *amrex_enter(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  if (bfpy_check(bf_runtime_check(((bfpy_amrex_object *)self)->id, "this AMReX instance")) < 0) return NULL;
+  return Py_NewRef(self);
+}
+
+static int run_gc_collect(void) {
+  PyObject *gc = PyImport_ImportModule("gc");
+  PyObject *r = gc ? PyObject_CallMethod(gc, "collect", NULL) : NULL;
+  Py_XDECREF(gc);
+  if (!r) return -1;
+  Py_DECREF(r);
+  return 0;
+}
+
+static PyObject *amrex_exit(PyObject *self, PyObject *args) {
+  (void)args; /* exc_type, exc_value, traceback: the exception (if any) propagates */
+  uint64_t id = ((bfpy_amrex_object *)self)->id;
+  if (bf_runtime_alive(id)) { /* already finalized inside the block: nothing to do */
+    if (run_gc_collect() < 0) return NULL;
+    if (bf_runtime_alive(id) && bfpy_check(bf_runtime_finalize_instance(id)) < 0) return NULL;
+  }
+  Py_RETURN_FALSE;
+}
+
+static PyObject *amrex_repr(PyObject *self) {
+  uint64_t id = ((bfpy_amrex_object *)self)->id;
+  return PyUnicode_FromFormat("<AMReX instance %llu (%s)>", (unsigned long long)id,
+                              bf_runtime_alive(id) ? "active" : "finalized");
+}
+
+static PyObject *amrex_richcompare(PyObject *a, PyObject *b, int op) {
+  if (!bfpy_is(b, BFPY_T_AMREX, -1) || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
+  int eq = ((bfpy_amrex_object *)a)->id == ((bfpy_amrex_object *)b)->id;
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static Py_hash_t amrex_hash(PyObject *self) {
+  Py_hash_t h = (Py_hash_t)(((bfpy_amrex_object *)self)->id & 0x7FFFFFFFFFFFFFFull);
+  return h == -1 ? -2 : h;
+}
+
+static PyMethodDef amrex_methods[] = {
+    {"empty", amrex_empty, METH_NOARGS | METH_STATIC, "empty() -> bool: no runtime instance is active."},
+    {"size", amrex_size, METH_NOARGS | METH_STATIC, "size() -> int: number of active runtime instances."},
+    {"erase", amrex_erase, METH_O | METH_STATIC,
+     "erase(instance, /) -> None: finalize that instance wherever it is on the stack "
+     "(RuntimeError when it is no longer active)."},
+    {"__enter__", amrex_enter, METH_NOARGS,
+     "__enter__() -> AMReX: returns this handle (RuntimeError when its instance was finalized)."},
+    {"__exit__", amrex_exit, METH_VARARGS,
+     "__exit__(*exc) -> False: gc.collect(), then finalize this instance unless it already was."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* top() needs its class (for the dimension of the handle it returns), which a
+ * METH_STATIC entry of tp_methods does not get: it is added by hand as a
+ * staticmethod around a function bound to the class. */
+static PyMethodDef amrex_top_def = {"top", amrex_top, METH_NOARGS,
+                                    "top() -> AMReX: the most recent active instance (RuntimeError when none)."};
+
+static int amrex_add_top(PyTypeObject *type) {
+  PyObject *f = PyCFunction_NewEx(&amrex_top_def, (PyObject *)type, NULL);
+  PyObject *sm = f ? PyStaticMethod_New(f) : NULL;
+  Py_XDECREF(f);
+  if (!sm) return -1;
+  int r = PyObject_SetAttrString((PyObject *)type, "top", sm);
+  Py_DECREF(sm);
+  return r;
+}
+
+static PyType_Slot amrex_slots[] = {
+    {Py_tp_doc, "AMReX: handle on one runtime instance, returned by initialize().\n\n"
+                "A context manager: `with amr.initialize([]) as rt:` binds rt to the handle and finalizes "
+                "that instance when the block ends. Handles compare equal when they name one instance."},
+    {Py_tp_methods, amrex_methods},
+    {Py_tp_repr, amrex_repr},
+    {Py_tp_richcompare, amrex_richcompare},
+    {Py_tp_hash, amrex_hash},
+    {0, NULL},
+};
+
+static PyType_Spec amrex_spec = {.name = "AMReX",
+                                 .basicsize = sizeof(bfpy_amrex_object),
+                                 .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                 .slots = amrex_slots};
+
+/* ---- Config: class-level values through a metaclass ------------------------------ */
+static PyTypeObject *config_meta; /* made once; the Config classes are its instances */
+
+static int config_dim(PyObject *cls) {
+  for (int d = 1; d <= BF_SPACEDIM_MAX; ++d)
+    if (cls == (PyObject *)bfpy_types[d][BFPY_T_CONFIG]) return d;
+  return 0;
+}
+
+static PyObject *config_amrex_version(PyObject *cls, void *c) {
+  (void)cls, (void)c;
+  return PyUnicode_FromString(bf_version());
+}
+static PyObject *config_spacedim(PyObject *cls, void *c) {
+  (void)c;
+  return PyLong_FromLong(config_dim(cls));
+}
+static PyObject *config_have_mpi(PyObject *cls, void *c) {
+  (void)cls, (void)c;
+  return PyBool_FromLong(bf_build_has_mpi());
+}
+static PyObject *config_have_omp(PyObject *cls, void *c) {
+  (void)cls, (void)c;
+  return PyBool_FromLong(bf_build_has_openmp());
+}
+static PyObject *config_false(PyObject *cls, void *c) {
+  (void)cls, (void)c;
+  Py_RETURN_FALSE;
+}
+static PyObject *config_gpu_backend(PyObject *cls, void *c) {
+  (void)cls, (void)c;
+  Py_RETURN_NONE;
+}
+static PyObject *config_verbose(PyObject *cls, void *c) {
+  (void)cls, (void)c;
+  return PyLong_FromLong(bf_runtime_verbose());
+}
+static int config_set_verbose(PyObject *cls, PyObject *value, void *c) {
+  (void)cls, (void)c;
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "Config.verbose cannot be deleted");
+    return -1;
+  }
+  int v;
+  if (bfpy_to_int(value, &v, "Config.verbose") < 0) return -1;
+  bf_runtime_set_verbose(v);
+  return 0;
+}
+
+static PyGetSetDef config_getset[] = {
+    {"amrex_version", config_amrex_version, NULL, "Library version string (boxfab's own).", NULL},
+    {"spacedim", config_spacedim, NULL, "Spatial dimension of this module: 1, 2 or 3.", NULL},
+    {"verbose", config_verbose, config_set_verbose, "Global verbosity (int, assignable).", NULL},
+    {"have_mpi", config_have_mpi, NULL, "MPI support compiled in.", NULL},
+    {"have_gpu", config_false, NULL, "GPU build (False).", NULL},
+    {"have_omp", config_have_omp, NULL, "OpenMP build.", NULL},
+    {"have_eb", config_false, NULL, "Embedded-boundary support (False).", NULL},
+    {"gpu_backend", config_gpu_backend, NULL, "\"CUDA\", \"HIP\", \"SYCL\" or None (None: CPU build).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *config_call(PyObject *cls, PyObject *args, PyObject *kwds) {
+  (void)cls, (void)args, (void)kwds;
+  PyErr_SetString(PyExc_TypeError,
+                  "Config cannot be instantiated: read its values on the class, e.g. Config.spacedim");
+  return NULL;
+}
+
+static PyType_Slot config_meta_slots[] = {
+    {Py_tp_doc, "Metaclass of Config: makes its values class-level properties."},
+    {Py_tp_getset, config_getset},
+    {Py_tp_call, config_call},
+    {0, NULL},
+};
+
+static PyType_Spec config_meta_spec = {
+    .name = "boxfab._ConfigMeta", .basicsize = 0, .flags = Py_TPFLAGS_DEFAULT, .slots = config_meta_slots};
+
+static int make_config(PyObject *m, int dim) {
+  if (!config_meta) {
+    PyObject *bases = PyTuple_Pack(1, (PyObject *)&PyType_Type);
+    if (!bases) return -1;
+    config_meta = (PyTypeObject *)PyType_FromSpecWithBases(&config_meta_spec, bases);
+    Py_DECREF(bases);
+    if (!config_meta) return -1;
+  }
+  char modname[32];
+  snprintf(modname, sizeof modname, "boxfab.space%dd", dim);
+  PyObject *ns = Py_BuildValue(
+      "{s:s,s:s,s:s}", "__module__", modname, "__qualname__", "Config", "__doc__",
+      "Config: what this build and module offer (never instantiated; every value is class-level: "
+      "amrex_version, spacedim, verbose (assignable), have_mpi, have_gpu, have_omp, have_eb, gpu_backend).");
+  if (!ns) return -1;
+  PyObject *cls = PyObject_CallFunction((PyObject *)config_meta, "s(O)O", "Config", (PyObject *)&PyBaseObject_Type,
+                                        ns);
+  Py_DECREF(ns);
+  if (!cls) return -1;
+  bfpy_types[dim][BFPY_T_CONFIG] = (PyTypeObject *)cls; /* the registry owns this reference */
+  return PyModule_AddObjectRef(m, "Config", cls);
+}
+
+/* ---- ParallelDescriptor ---------------------------------------------------------- */
+static PyObject *pd_nprocs(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyLong_FromLong(bf_parallel_nprocs());
+}
+static PyObject *pd_myproc(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyLong_FromLong(bf_parallel_myproc());
+}
+static PyObject *pd_ioprocessor(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyBool_FromLong(bf_parallel_myproc() == bf_parallel_ioprocessor_number());
+}
+static PyObject *pd_ioprocessor_number(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyLong_FromLong(bf_parallel_ioprocessor_number());
+}
+
+static PyMethodDef pd_functions[] = {
+    {"NProcs", pd_nprocs, METH_NOARGS, "NProcs() -> int: number of ranks (1 without MPI)."},
+    {"MyProc", pd_myproc, METH_NOARGS, "MyProc() -> int: this rank."},
+    {"IOProcessor", pd_ioprocessor, METH_NOARGS, "IOProcessor() -> bool: True on the I/O rank."},
+    {"IOProcessorNumber", pd_ioprocessor_number, METH_NOARGS, "IOProcessorNumber() -> int: the I/O rank (0)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int make_parallel_descriptor(PyObject *m, int dim) {
+  char name[64];
+  snprintf(name, sizeof name, "boxfab.space%dd.ParallelDescriptor", dim);
+  PyObject *pd = PyModule_New(name);
+  if (!pd) return -1;
+  if (PyModule_AddFunctions(pd, pd_functions) < 0 ||
+      PyModule_AddStringConstant(pd, "__doc__", "Parallel descriptor: the ranks of this run.") < 0) {
+    Py_DECREF(pd);
+    return -1;
+  }
+  if (PyModule_AddObject(m, "ParallelDescriptor", pd) < 0) {
+    Py_DECREF(pd);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- initialize / finalize ------------------------------------------------------- */
+static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if ((kwnames && PyTuple_GET_SIZE(kwnames)) || nargs != 1) {
+    PyErr_SetString(PyExc_TypeError, "initialize(args: list[str], /) takes exactly one positional argument");
+    return NULL;
+  }
+  PyObject *list = args[0];
+  if (PyUnicode_Check(list) || PyBytes_Check(list)) {
+    PyErr_Format(PyExc_TypeError, "initialize() expects a list of \"key=value\" str tokens, not %.100s",
+                 Py_TYPE(list)->tp_name);
+    return NULL;
+  }
+  PyObject *seq = PySequence_Fast(list, "initialize() expects a list of \"key=value\" str tokens");
+  if (!seq) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > INT_MAX) {
+    Py_DECREF(seq);
+    return PyErr_Format(PyExc_OverflowError, "initialize(): too many tokens");
+  }
+  const char **tokens = PyMem_Calloc((size_t)n + 1, sizeof *tokens);
+  PyObject *result = NULL;
+  if (!tokens) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyUnicode_Check(item)) {
+      PyErr_Format(PyExc_TypeError, "initialize(): token %zd must be a str, not %.100s", i, Py_TYPE(item)->tp_name);
+      goto done;
+    }
+    Py_ssize_t len;
+    tokens[i] = PyUnicode_AsUTF8AndSize(item, &len);
+    if (!tokens[i]) goto done;
+    if ((size_t)len != strlen(tokens[i])) {
+      PyErr_Format(PyExc_ValueError, "initialize(): token %zd contains a NUL character", i);
+      goto done;
+    }
+  }
+  uint64_t id;
+  if (bfpy_check(bf_runtime_initialize((int)n, tokens, &id)) < 0) goto done;
+  result = amrex_new_handle(bfpy_module_dim(self), id);
+done:
+  PyMem_Free(tokens);
+  Py_DECREF(seq);
+  return result;
+}
+
+static PyObject *rt_initialized(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyBool_FromLong(bf_runtime_initialized());
+}
+
+static PyObject *rt_size(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyLong_FromLong(bf_runtime_size());
+}
+
+static PyObject *rt_finalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  (void)self;
+  if ((kwnames && PyTuple_GET_SIZE(kwnames)) || nargs > 1) {
+    PyErr_SetString(PyExc_TypeError, "finalize() takes no argument or one positional AMReX instance");
+    return NULL;
+  }
+  uint64_t id = 0;
+  if (nargs == 1 && !(id = amrex_handle_id(args[0], "finalize()"))) return NULL;
+  if (run_gc_collect() < 0) return NULL;
+  if (bfpy_check(nargs == 1 ? bf_runtime_finalize_instance(id) : bf_runtime_finalize()) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* ---- Print, d_decl, concatenate ------------------------------------------------- */
+static PyObject *rt_print(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  PyObject *print = PyDict_GetItemString(PyEval_GetBuiltins(), "print"); /* borrowed */
+  if (!print) {
+    PyErr_SetString(PyExc_RuntimeError, "Print(): builtins.print is not available");
+    return NULL;
+  }
+  if (!bf_runtime_initialized()) {
+    PyObject *r = PyObject_CallFunction(print, "s", "warning: Print all - AMReX not initialized");
+    if (!r) return NULL;
+    Py_DECREF(r);
+  } else if (bf_parallel_myproc() != bf_parallel_ioprocessor_number()) {
+    Py_RETURN_NONE;
+  }
+  PyObject *r = PyObject_Call(print, args, kwargs);
+  if (!r) return NULL;
+  Py_DECREF(r);
+  Py_RETURN_NONE;
+}
+
+static PyObject *rt_d_decl(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  int dim = bfpy_module_dim(self);
+  if ((kwnames && PyTuple_GET_SIZE(kwnames)) || nargs != dim) {
+    static const char *const sig[] = {"", "d_decl(x)", "d_decl(x, y)", "d_decl(x, y, z)"};
+    return PyErr_Format(PyExc_TypeError, "%s takes exactly %d positional argument%s in %dD (%zd given)", sig[dim],
+                        dim, dim > 1 ? "s" : "", dim, nargs);
+  }
+  PyObject *t = PyTuple_New(nargs);
+  if (!t) return NULL;
+  for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+  return t;
+}
+
+static PyObject *rt_concatenate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  (void)self;
+  static const char *const names[] = {"root", "num", "mindigits", NULL};
+  PyObject *a[3];
+  if (bfpy_bind(args, nargs, kwnames, names, 2, a, true) < 0) return NULL;
+  if (!PyUnicode_Check(a[0]))
+    return PyErr_Format(PyExc_TypeError, "concatenate(): root must be a str, not %.100s", Py_TYPE(a[0])->tp_name);
+  int num, mindigits = 5;
+  if (bfpy_to_int(a[1], &num, "concatenate() num") < 0) return NULL;
+  if (a[2] && bfpy_to_int(a[2], &mindigits, "concatenate() mindigits") < 0) return NULL;
+  if (mindigits < 0) return PyErr_Format(PyExc_ValueError, "concatenate(): mindigits must be >= 0, got %d", mindigits);
+  /* sign, then the digits zero-padded so that the whole number has at least mindigits characters */
+  int len = snprintf(NULL, 0, "%0*d", mindigits, num);
+  char *buf = PyMem_Malloc((size_t)len + 1);
+  if (!buf) return PyErr_NoMemory();
+  snprintf(buf, (size_t)len + 1, "%0*d", mindigits, num);
+  PyObject *digits = PyUnicode_FromString(buf);
+  PyMem_Free(buf);
+  if (!digits) return NULL;
+  PyObject *r = PyUnicode_Concat(a[0], digits);
+  Py_DECREF(digits);
+  return r;
+}
+
+/* ---- unpack_ids / unpack_cpus ----------------------------------------------------- */
+static bool is_uint64_format(const Py_buffer *b) {
+  const char *f = b->format ? b->format : "B";
+  if (*f == '@' || *f == '=' || *f == '<') ++f;
+  else if (*f == '>' || *f == '!') return false; /* big-endian data on a little-endian host */
+  return b->itemsize == 8 && (strcmp(f, "Q") == 0 || strcmp(f, "L") == 0);
+}
+
+static PyObject *rt_unpack(PyObject *arg, bool ids) {
+  const char *fname = ids ? "unpack_ids()" : "unpack_cpus()";
+  /* a single packed value: a Python int, or an int-like without the buffer
+   * protocol (NumPy arrays and scalars have __index__ but go the array way) */
+  if (PyLong_Check(arg) || (!PyObject_CheckBuffer(arg) && bfpy_is_intlike(arg))) {
+    PyObject *idx = PyNumber_Index(arg);
+    if (!idx) return NULL;
+    unsigned long long v = PyLong_AsUnsignedLongLong(idx);
+    Py_DECREF(idx);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+      if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_OverflowError, "%s: a packed idcpu must fit in uint64 (0 <= v < 2**64)", fname);
+      }
+      return NULL;
+    }
+    return ids ? PyLong_FromLongLong(bf_idcpu_id(v)) : PyLong_FromLong(bf_idcpu_cpu(v));
+  }
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) return NULL;
+  PyObject *src = NULL, *out = NULL, *result = NULL;
+  Py_buffer in = {0}, ob = {0};
+  if (PyObject_CheckBuffer(arg)) {
+    /* zero-copy when already C-contiguous; non-contiguous views are copied once */
+    src = PyObject_CallMethod(np, "asarray", "OOs", arg, Py_None, "C");
+  } else if (PyUnicode_Check(arg) || PyBytes_Check(arg)) {
+    PyErr_Format(PyExc_TypeError, "%s expects a uint64 array or an int, not %.100s", fname, Py_TYPE(arg)->tp_name);
+    goto done;
+  } else { /* a list of ints etc.: NumPy converts (OverflowError for negative values) */
+    src = PyObject_CallMethod(np, "asarray", "Os", arg, "uint64");
+  }
+  if (!src || PyObject_GetBuffer(src, &in, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+  if (!is_uint64_format(&in)) {
+    PyErr_Format(PyExc_TypeError, "%s expects an array of uint64 (native byte order), got format '%s' of %zd bytes",
+                 fname, in.format ? in.format : "B", in.itemsize);
+    goto done;
+  }
+  PyObject *shape = PyTuple_New(in.ndim);
+  if (!shape) goto done;
+  for (int d = 0; d < in.ndim; ++d) PyTuple_SET_ITEM(shape, d, PyLong_FromSsize_t(in.shape[d]));
+  out = PyObject_CallMethod(np, "empty", "Os", shape, ids ? "int64" : "int32");
+  Py_DECREF(shape);
+  if (!out || PyObject_GetBuffer(out, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) goto done;
+  int64_t n = (int64_t)(in.len / 8);
+  int st = ids ? bf_idcpu_unpack_ids(n, in.buf, ob.buf) : bf_idcpu_unpack_cpus(n, in.buf, ob.buf);
+  if (bfpy_check(st) < 0) goto done;
+  if (in.ndim == 0) { /* a 0-d array (e.g. a NumPy uint64 scalar) gives a NumPy scalar */
+    PyObject *empty = PyTuple_New(0);
+    result = empty ? PyObject_GetItem(out, empty) : NULL;
+    Py_XDECREF(empty);
+  } else {
+    result = Py_NewRef(out);
+  }
+done:
+  if (ob.obj) PyBuffer_Release(&ob);
+  if (in.obj) PyBuffer_Release(&in);
+  Py_XDECREF(out);
+  Py_XDECREF(src);
+  Py_DECREF(np);
+  return result;
+}
+
+static PyObject *rt_unpack_ids(PyObject *self, PyObject *arg) {
+  (void)self;
+  return rt_unpack(arg, true);
+}
+
+static PyObject *rt_unpack_cpus(PyObject *self, PyObject *arg) {
+  (void)self;
+  return rt_unpack(arg, false);
+}
+
+static PyMethodDef runtime_functions[] = {
+    {"initialize", (PyCFunction)(void (*)(void))rt_initialize, METH_FASTCALL | METH_KEYWORDS,
+     "initialize(args: list[str], /) -> AMReX: start a runtime instance; the \"key=value\" tokens go into the "
+     "parameter store when the list is not empty (ValueError for a token without '=')."},
+    {"initialized", rt_initialized, METH_NOARGS, "initialized() -> bool: a runtime instance is active."},
+    {"finalize", (PyCFunction)(void (*)(void))rt_finalize, METH_FASTCALL | METH_KEYWORDS,
+     "finalize() / finalize(instance: AMReX, /) -> None: gc.collect(), then finalize the top (or the given) "
+     "instance. RuntimeError when it is not active."},
+    {"size", rt_size, METH_NOARGS, "size() -> int: number of active runtime instances."},
+    {"Print", (PyCFunction)(void (*)(void))rt_print, METH_VARARGS | METH_KEYWORDS,
+     "Print(*args, **kwargs) -> None: print() on the I/O rank only; before initialize(), prints a warning and "
+     "then prints on every rank."},
+    {"d_decl", (PyCFunction)(void (*)(void))rt_d_decl, METH_FASTCALL | METH_KEYWORDS,
+     "d_decl(x[, y[, z]]) -> tuple: the module's N arguments as a tuple."},
+    {"concatenate", (PyCFunction)(void (*)(void))rt_concatenate, METH_FASTCALL | METH_KEYWORDS,
+     "concatenate(root: str, num: int, mindigits: int = 5) -> str: root followed by num zero-padded to at least "
+     "mindigits characters (\"plt\", 5 -> \"plt00005\")."},
+    {"unpack_ids", rt_unpack_ids, METH_O,
+     "unpack_ids(idcpu: ndarray[uint64], /) -> ndarray[int64]: particle ids (bits 24..62, bit 63 set = positive); "
+     "an int gives an int."},
+    {"unpack_cpus", rt_unpack_cpus, METH_O,
+     "unpack_cpus(idcpu: ndarray[uint64], /) -> ndarray[int32]: owning ranks (low 24 bits); an int gives an int."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- family init ------------------------------------------------------------------ */
 int bfpy_init_runtime(PyObject *m, int dim) {
-  (void)m, (void)dim;
+  PyTypeObject *amrex = bfpy_make_type(m, dim, BFPY_T_AMREX, "AMReX", &amrex_spec, NULL);
+  if (!amrex || amrex_add_top(amrex) < 0) return -1;
+  if (make_config(m, dim) < 0 || make_parallel_descriptor(m, dim) < 0) return -1;
+  if (PyModule_AddFunctions(m, runtime_functions) < 0) return -1;
+  char doc[160];
+  snprintf(doc, sizeof doc,
+           "boxfab in %d dimension(s): AMReX's block-structured data model in C, with pyAMReX's API "
+           "(amrex.space%dd).",
+           dim, dim);
+  PyObject *d = PyUnicode_FromString(doc);
+  if (!d || PyObject_SetAttrString(m, "__doc__", d) < 0) {
+    Py_XDECREF(d);
+    return -1;
+  }
+  Py_DECREF(d);
+  if (PyModule_AddStringConstant(m, "__version__", bf_version()) < 0 ||
+      PyModule_AddStringConstant(m, "__author__", "the boxfab developers") < 0 ||
+      PyModule_AddStringConstant(m, "__license__", "BSD-3-Clause") < 0)
+    return -1;
   return 0;
 }
