@@ -134,6 +134,8 @@ BF_EXPORT void bf_box_normalize(bf_box *b);
 BF_EXPORT int bf_box_shift(bf_box *b, int d, int n);
 /** Translate by the vector s (dim ints). BF_ERROR_OVERFLOW past C int. */
 BF_EXPORT int bf_box_shift_iv(bf_box *b, const int *s);
+/** Translate by -s (dim ints), exactly (s may hold INT_MIN). BF_ERROR_OVERFLOW past C int. */
+BF_EXPORT int bf_box_shift_iv_neg(bf_box *b, const int *s);
 /** Move the low end by -n_lo and the high end by +n_hi in direction d
  *  (negative values shrink). BF_ERROR_OVERFLOW past C int. */
 BF_EXPORT int bf_box_grow_dir(bf_box *b, int d, int n_lo, int n_hi);

@@ -237,6 +237,19 @@ int bf_box_shift_iv(bf_box *b, const int *s) {
   return BF_SUCCESS;
 }
 
+int bf_box_shift_iv_neg(bf_box *b, const int *s) {
+  bf_box r = *b;
+  for (int d = 0; d < b->dim; ++d) {
+    int64_t lo = (int64_t)b->lo[d] - s[d], hi = (int64_t)b->hi[d] - s[d];
+    BF_CHECK(fits_int(lo) && fits_int(hi), BF_ERROR_OVERFLOW, "shifting the box by %lld overflows C int",
+             -(long long)s[d]);
+    r.lo[d] = (int)lo;
+    r.hi[d] = (int)hi;
+  }
+  *b = r;
+  return BF_SUCCESS;
+}
+
 int bf_box_grow_dir(bf_box *b, int d, int n_lo, int n_hi) {
   BF_CHECK(d >= 0 && d < b->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", d, b->dim);
   int64_t lo = (int64_t)b->lo[d] - n_lo, hi = (int64_t)b->hi[d] + n_hi;

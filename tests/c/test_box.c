@@ -156,6 +156,11 @@ static void test_shift_grow_overflow(void) {
   BFT_FAILS(bf_box_shift_iv(&b, (int[3]){2, 0, 0}), BF_ERROR_OVERFLOW); /* fails in the 1st direction */
   BFT_FAILS(bf_box_shift_iv(&b, (int[3]){-1, 1, INT_MAX}), BF_ERROR_OVERFLOW); /* fails in the last one */
   BFT_CHECK(bf_box_equal(&b, &keep)); /* unchanged, also the directions before the failing one */
+  bf_box u = mk(1, -5, 0, 0, -1, 0, 0, 0u);
+  BFT_OK(bf_box_shift_iv_neg(&u, (int[1]){INT_MIN})); /* -INT_MIN does not fit, the result does */
+  BFT_CHECK(u.lo[0] == INT_MAX - 4 && u.hi[0] == INT_MAX);
+  BFT_FAILS(bf_box_shift_iv_neg(&u, (int[1]){-1}), BF_ERROR_OVERFLOW);
+  BFT_CHECK(u.lo[0] == INT_MAX - 4 && u.hi[0] == INT_MAX);
   bf_box g = mk(3, 0, 0, 0, 4, 4, INT_MAX - 1, 0u), gk = g;
   BFT_FAILS(bf_box_grow(&g, (int[3]){1, 1, 2}), BF_ERROR_OVERFLOW);
   BFT_CHECK(bf_box_equal(&g, &gk));
