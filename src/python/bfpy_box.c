@@ -76,10 +76,21 @@ static int dir_arg(PyObject *o, int dim, int *d, const char *what) {
 
 /* Bind one signature; 0 bound, 1 not this one, -1 error. */
 #define TRY_BIND(names, nreq, out) bfpy_bind(args, nargs, kwnames, (names), (nreq), (out), false)
-/* Bind the only signature, raising on mismatch. */
-#define BIND_OR_FAIL(names, nreq, out)                                                                             \
+/* Bind the only signature of `func`; on mismatch TypeError "<func>(): <why>". */
+static int bind_or_fail(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                        const char *const *names, int nreq, PyObject **out) {
+  if (bfpy_bind(args, nargs, kwnames, names, nreq, out, true) == 0) return 0;
+  if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_Format(PyExc_TypeError, "%s(): %S", func, value ? value : Py_None);
+    Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
+  }
+  return -1;
+}
+#define BIND_OR_FAIL(func, names, nreq, out)                                                                       \
   do {                                                                                                             \
-    if (bfpy_bind(args, nargs, kwnames, (names), (nreq), (out), true) < 0) return NULL;                           \
+    if (bind_or_fail((func), args, nargs, kwnames, (names), (nreq), (out)) < 0) return NULL;                      \
   } while (0)
 
 static PyObject *return_self(PyObject *self) {
@@ -344,7 +355,7 @@ static PyGetSetDef box_getset[] = {
 static PyObject *box_length(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *const names[] = {"dir", NULL};
   PyObject *o[1];
-  BIND_OR_FAIL(names, 0, o);
+  BIND_OR_FAIL("Box.length", names, 0, o);
   if (!o[0]) return box_size_iv(BOX(self));
   int d;
   if (dir_arg(o[0], BOX(self)->dim, &d, "Box.length dir") < 0) return NULL;
@@ -360,7 +371,7 @@ static PyObject *box_contains_impl(PyObject *self, PyObject *const *args, Py_ssi
                                    bool strict) {
   static const char *const names[] = {"p", NULL};
   PyObject *o[1];
-  BIND_OR_FAIL(names, 1, o);
+  BIND_OR_FAIL(strict ? "Box.strictly_contains" : "Box.contains", names, 1, o);
   bf_intvect p;
   if (iv_arg(o[0], BOX(self)->dim, &p, strict ? "Box.strictly_contains p" : "Box.contains p") < 0) return NULL;
   return PyBool_FromLong(strict ? bf_box_strictly_contains(BOX(self), p.v) : bf_box_contains(BOX(self), p.v));
@@ -380,9 +391,11 @@ static PyObject *box_pair_query(PyObject *self, PyObject *const *args, Py_ssize_
                                 int which, const char *what) {
   static const char *const names[] = {"b", NULL};
   PyObject *o[1];
-  BIND_OR_FAIL(names, 1, o);
+  BIND_OR_FAIL(what, names, 1, o);
   bf_box other;
-  if (bfpy_as_box(o[0], BOX(self)->dim, &other, what) < 0) return NULL;
+  char arg[64];
+  snprintf(arg, sizeof arg, "%s b", what);
+  if (bfpy_as_box(o[0], BOX(self)->dim, &other, arg) < 0) return NULL;
   switch (which) {
   case 0:
     if (bfpy_check(bf_box_check_same_type(BOX(self), &other, "Box.intersects")) < 0) return NULL;
@@ -393,15 +406,15 @@ static PyObject *box_pair_query(PyObject *self, PyObject *const *args, Py_ssize_
 }
 
 static PyObject *box_intersects(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  return box_pair_query(self, args, nargs, kwnames, 0, "Box.intersects b");
+  return box_pair_query(self, args, nargs, kwnames, 0, "Box.intersects");
 }
 
 static PyObject *box_same_size(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  return box_pair_query(self, args, nargs, kwnames, 1, "Box.same_size b");
+  return box_pair_query(self, args, nargs, kwnames, 1, "Box.same_size");
 }
 
 static PyObject *box_same_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  return box_pair_query(self, args, nargs, kwnames, 2, "Box.same_type b");
+  return box_pair_query(self, args, nargs, kwnames, 2, "Box.same_type");
 }
 
 /* ---- in-place transformations ------------------------------------------------------- */
@@ -437,7 +450,7 @@ static PyObject *box_shift(PyObject *self, PyObject *const *args, Py_ssize_t nar
 static PyObject *box_convert(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *const names[] = {"typ", NULL};
   PyObject *o[1];
-  BIND_OR_FAIL(names, 1, o);
+  BIND_OR_FAIL("Box.convert", names, 1, o);
   unsigned t;
   if (type_arg(o[0], BOX(self)->dim, &t, "Box.convert typ") < 0) return NULL;
   return self_or_raise(self, bf_box_convert(BOX(self), t));
@@ -542,7 +555,7 @@ static PyObject *box_enclosed_cells(PyObject *self, PyObject *const *args, Py_ss
 static PyObject *box_make_slab(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *const names[] = {"direction", "slab_index", NULL};
   PyObject *o[2];
-  BIND_OR_FAIL(names, 2, o);
+  BIND_OR_FAIL("Box.make_slab", names, 2, o);
   int d, idx;
   if (dir_arg(o[0], BOX(self)->dim, &d, "Box.make_slab direction") < 0 ||
       bfpy_to_int(o[1], &idx, "Box.make_slab slab_index") < 0)
@@ -555,7 +568,7 @@ static PyObject *box_refine_impl(PyObject *self, PyObject *const *args, Py_ssize
                                  bool refine) {
   static const char *const names[] = {"", NULL};
   PyObject *o[1];
-  BIND_OR_FAIL(names, 1, o);
+  BIND_OR_FAIL(refine ? "Box.refine" : "Box.coarsen", names, 1, o);
   bf_intvect r;
   if (bfpy_as_intvect(o[0], BOX(self)->dim, BFPY_IV_SEQUENCE | BFPY_IV_SCALAR, &r,
                       refine ? "Box.refine ratio" : "Box.coarsen ratio") < 0)
@@ -637,7 +650,7 @@ static PyObject *dim3_view_of(PyObject *o, int dim, enum box_view which) {
 static PyObject *view_call(int dim, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                            const char *const *names, enum box_view which) {
   PyObject *o[1];
-  if (bfpy_bind(args, nargs, kwnames, names, 1, o, true) < 0) return NULL;
+  BIND_OR_FAIL(box_view_names[which], names, 1, o);
   return dim3_view_of(o[0], dim, which);
 }
 

@@ -92,8 +92,10 @@ def test_constructor_bad_inputs(amr):
         amr.Box([0] * n, [1] * n, [2] * n)
     with pytest.raises(TypeError, match="IndexType or an IntVect"):
         amr.Box([0] * n, [1] * n, 1.0)
-    with pytest.raises(TypeError, match="incompatible arguments"):
+    with pytest.raises(TypeError, match="at most 3 arguments"):
         amr.Box([0] * n, [1] * n, typ=[0] * n, t=amr.IndexType())
+    with pytest.raises(TypeError, match="incompatible arguments"):
+        amr.Box([0] * n, typ=[0] * n)  # big missing
     with pytest.raises(TypeError, match="at most 3"):
         amr.Box([0] * n, [1] * n, [0] * n, 4)
     with pytest.raises(TypeError, match="incompatible arguments"):
@@ -615,3 +617,19 @@ def test_grow_and_shift_match_point_sets(amr, data):
     want = ref_points([l - g + x for l, x in zip(lo, s)], [h + g + x for h, x in zip(hi, s)])
     assert [tuple(p) for p in b] == want
     assert b.numPts() == len(want)
+
+
+def test_argument_errors_name_the_method(amr):
+    n = dim_of(amr)
+    b = amr.Box([0] * n, [3] * n)
+    with pytest.raises(TypeError, match="Box.contains\\(\\): missing required argument 'p'"):
+        b.contains()
+    with pytest.raises(TypeError, match="Box.make_slab\\(\\): unexpected keyword argument 'dir'|"
+                                        "Box.make_slab\\(\\): got an unexpected keyword argument 'dir'"):
+        b.make_slab(dir=0, slab_index=1)
+    with pytest.raises(TypeError, match="Box.intersects b must be a Box"):
+        b.intersects(3)
+    with pytest.raises(TypeError, match="Box.convert\\(\\): takes at most 1"):
+        b.convert([0] * n, [0] * n)
+    with pytest.raises(TypeError, match="lbound\\(\\)"):
+        amr.lbound(b, b)
