@@ -456,8 +456,16 @@ static PyObject *rt_unpack(PyObject *arg, bool ids) {
   } else if (PyUnicode_Check(arg) || PyBytes_Check(arg)) {
     PyErr_Format(PyExc_TypeError, "%s expects a uint64 array or an int, not %.100s", fname, Py_TYPE(arg)->tp_name);
     goto done;
-  } else { /* a list of ints etc.: NumPy converts (OverflowError for negative values) */
-    src = PyObject_CallMethod(np, "asarray", "Os", arg, "uint64");
+  } else { /* a list of ints etc.: NumPy converts (OverflowError for negative values), floats are refused */
+    PyObject *probe = PyObject_CallMethod(np, "asarray", "O", arg);
+    PyObject *dtype = probe ? PyObject_GetAttrString(probe, "dtype") : NULL;
+    PyObject *kind = dtype ? PyObject_GetAttrString(dtype, "kind") : NULL;
+    const char *k = kind ? PyUnicode_AsUTF8(kind) : NULL;
+    if (k && !strchr("iuO", k[0]))
+      PyErr_Format(PyExc_TypeError, "%s expects a uint64 array or ints, not %.100s", fname, Py_TYPE(arg)->tp_name);
+    else if (k)
+      src = PyObject_CallMethod(np, "asarray", "Os", arg, "uint64");
+    Py_XDECREF(kind), Py_XDECREF(dtype), Py_XDECREF(probe);
   }
   if (!src || PyObject_GetBuffer(src, &in, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
   if (!is_uint64_format(&in)) {

@@ -129,6 +129,12 @@ static PyObject *geometry_to(int dim, const void *e) {
   return bfpy_geometry_new(e);
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define BFPY_LE ">"
+#else
+#define BFPY_LE "<"
+#endif
+
 #define VEC_DOC(name, elem)                                                                                        \
   name "() / " name "(other: " name ", /) / " name "(iterable, /): a typed list of " elem                          \
        ". Elements are checked on insertion (TypeError; OverflowError for ints out of range)."
@@ -136,11 +142,11 @@ static PyObject *geometry_to(int dim, const void *e) {
 
 static const vec_kind vec_kinds[] = {
     {BFPY_T_VECTOR_REAL, BF_VECTOR_REAL, "Vector_Real", VEC_DOC("Vector_Real", "float (float64)") VEC_NUM_DOC,
-     real_from, real_to, "d", "<f8"},
+     real_from, real_to, "d", BFPY_LE "f8"},
     {BFPY_T_VECTOR_INT, BF_VECTOR_INT, "Vector_int", VEC_DOC("Vector_int", "int (int32)") VEC_NUM_DOC, int_from,
-     int_to, "i", "<i4"},
+     int_to, "i", BFPY_LE "i4"},
     {BFPY_T_VECTOR_LONG, BF_VECTOR_LONG, "Vector_Long", VEC_DOC("Vector_Long", "int (int64)") VEC_NUM_DOC,
-     long_from, long_to, "q", "<i8"},
+     long_from, long_to, "q", BFPY_LE "i8"},
     {BFPY_T_VECTOR_STRING, BF_VECTOR_STRING, "Vector_string", VEC_DOC("Vector_string", "str"), string_from,
      string_to, NULL, NULL},
     {BFPY_T_VECTOR_INTVECT, BF_VECTOR_INTVECT, "Vector_IntVect",
