@@ -185,6 +185,7 @@ def test_unpack_shapes_and_layouts(amr):
     s = amr.unpack_ids(np.uint64((1 << 63) | (11 << 24)))           # a NumPy scalar gives a scalar
     assert s == 11 and np.ndim(s) == 0
     assert type(amr.unpack_cpus(12345)) is int
+    assert amr.unpack_ids([2**64 - 1]).tolist() == [2**39 - 1]
 
 
 def test_unpack_bad_input(amr):
@@ -204,6 +205,8 @@ def test_unpack_bad_input(amr):
         amr.unpack_ids("123")
     with pytest.raises(TypeError):
         amr.unpack_cpus(1.5)
+    with pytest.raises(TypeError, match="uint64"):
+        amr.unpack_ids([1.5, 2.0])
 
 
 # ---- Print ----------------------------------------------------------------------------------------

@@ -309,9 +309,10 @@ def test_dimensions_do_not_mix(amr):
 
 
 # ---- comparison ------------------------------------------------------------------------------
-def test_eq_contains_count_remove(amr, kind):
-    if kind == "Geometry":
-        pytest.skip("covered by test_geometry_has_no_comparisons")
+@pytest.mark.parametrize("ckind", COMPARABLE)
+def test_eq_contains_count_remove(amr, ckind):
+    kind = ckind
+    need(amr, kind)
     T = V(amr, kind)
     e = [make(amr, kind, i) for i in range(4)]
     v = T([e[0], e[1], e[0], e[2]])
