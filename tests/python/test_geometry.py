@@ -353,6 +353,11 @@ def test_parmparse_defaults_in_fresh_process():
         pytest.skip("initialize is not on this branch yet")
     r = run_python("""
         import boxfab.space3d as amr
+        assert amr.Geometry().Coord() is amr.CoordSys.undef   # before initialize: undefined
+        amr.initialize([])
+        assert amr.Geometry().IsCartesian()   # AMReX's default coord_sys = 0 once initialized
+        assert not amr.Geometry().prob_domain.ok()
+        amr.finalize()
         amr.initialize(["geometry.prob_lo=-1 -2 -3", "geometry.prob_hi=1 2 3",
                         "geometry.coord_sys=1", "geometry.is_periodic=1 0 1"])
         g = amr.Geometry()
