@@ -240,7 +240,7 @@ int bf_boxarray_intersections(const bf_boxarray *ba, const bf_box *box, bool fir
     out->count = 0;
     return status;
   }
-  qsort(out->index, (size_t)out->count, sizeof *out->index, cmp_i64);
+  if (out->count > 1) qsort(out->index, (size_t)out->count, sizeof *out->index, cmp_i64);
   for (int64_t t = 0; t < out->count; ++t) bf_box_intersection(&ba->boxes[out->index[t]], box, &out->box[t]);
   return BF_SUCCESS;
 }
