@@ -53,6 +53,63 @@ static inline int bf_intvect_compare(const bf_intvect *a, const bf_intvect *b) {
 /** Coarsen a point by `ratio` (each > 0) with floor division. */
 BF_EXPORT int bf_intvect_coarsen(bf_intvect *iv, const bf_intvect *ratio);
 
+/** Component-wise arithmetic operators of bf_intvect_arith(). */
+enum bf_intvect_op {
+  BF_INTVECT_ADD = 0, /**< a + b */
+  BF_INTVECT_SUB = 1, /**< a - b */
+  BF_INTVECT_MUL = 2, /**< a * b */
+  BF_INTVECT_DIV = 3  /**< a / b, C division: truncates toward zero */
+};
+
+/** out = a <op> b component-wise (`out` may alias `a` or `b`; it is written
+ *  only on success).
+ *  Errors: BF_ERROR_TYPE when a->dim != b->dim, BF_ERROR_VALUE for an unknown
+ *  op or a zero divisor (the Python layer raises ZeroDivisionError before
+ *  calling), BF_ERROR_OVERFLOW when a result does not fit in a C int. */
+BF_EXPORT int bf_intvect_arith(bf_intvect *out, const bf_intvect *a, int op, const bf_intvect *b);
+
+/** Refine (multiply) `iv` by `ratio` component-wise (same dim, each > 0);
+ *  `iv` is unchanged on failure.
+ *  Errors: BF_ERROR_TYPE dims differ, BF_ERROR_VALUE a ratio <= 0,
+ *  BF_ERROR_OVERFLOW a product outside C int. */
+BF_EXPORT int bf_intvect_refine(bf_intvect *iv, const bf_intvect *ratio);
+
+/** Sum of the `dim` components (64-bit, never overflows). */
+static inline int64_t bf_intvect_sum(const bf_intvect *a) {
+  int64_t s = 0;
+  for (int d = 0; d < a->dim; ++d) s += a->v[d];
+  return s;
+}
+
+/** Largest of the `dim` components. */
+static inline int bf_intvect_max(const bf_intvect *a) {
+  int m = a->v[0];
+  for (int d = 1; d < a->dim; ++d) m = a->v[d] > m ? a->v[d] : m;
+  return m;
+}
+
+/** Smallest of the `dim` components. */
+static inline int bf_intvect_min(const bf_intvect *a) {
+  int m = a->v[0];
+  for (int d = 1; d < a->dim; ++d) m = a->v[d] < m ? a->v[d] : m;
+  return m;
+}
+
+/* ---- index type bits: bit d set = nodal in direction d ---------------------- */
+
+/** The index type with every one of the `dim` directions nodal. */
+static inline unsigned bf_indextype_all_nodal(int dim) { return (1u << dim) - 1u; }
+
+/** The index type as an IntVect of 0 (cell) / 1 (node). */
+static inline bf_intvect bf_indextype_to_intvect(int dim, unsigned type) {
+  bf_intvect r = bf_intvect_splat(dim, 0);
+  for (int d = 0; d < dim; ++d) r.v[d] = (int)((type >> d) & 1u);
+  return r;
+}
+
+/** Valid index type of dimension `dim`: no bit at or above `dim`. */
+static inline bool bf_indextype_ok(int dim, unsigned type) { return (type >> dim) == 0; }
+
 #ifdef __cplusplus
 }
 #endif
