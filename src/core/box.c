@@ -27,6 +27,27 @@ int bf_box_define(int dim, const int *lo, const int *hi, unsigned type, bf_box *
   return BF_SUCCESS;
 }
 
+int bf_box_unit(int dim, bf_box *box) {
+  static const int zero[BF_SPACEDIM_MAX] = {0, 0, 0};
+  return bf_box_define(dim, zero, zero, 0u, box);
+}
+
+int bf_box_type_from_ints(int dim, const int *v, unsigned *type) {
+  BF_CHECK_DIM(dim);
+  unsigned t = 0u;
+  for (int d = 0; d < dim; ++d) {
+    BF_CHECK(v[d] == 0 || v[d] == 1, BF_ERROR_VALUE,
+             "index type components must be 0 (CELL) or 1 (NODE), got %d in direction %d", v[d], d);
+    t |= (unsigned)v[d] << d;
+  }
+  *type = t;
+  return BF_SUCCESS;
+}
+
+void bf_box_type_to_ints(const bf_box *b, int *out) {
+  for (int d = 0; d < b->dim; ++d) out[d] = (int)((b->type >> d) & 1u);
+}
+
 bool bf_box_ok(const bf_box *b) {
   for (int d = 0; d < b->dim; ++d)
     if (b->hi[d] < b->lo[d]) return false;
@@ -36,6 +57,18 @@ bool bf_box_ok(const bf_box *b) {
 bool bf_box_is_empty(const bf_box *b) { return !bf_box_ok(b); }
 
 int64_t bf_box_length(const bf_box *b, int d) { return (int64_t)b->hi[d] - (int64_t)b->lo[d] + 1; }
+
+int bf_box_size(const bf_box *b, int *out) {
+  int r[BF_SPACEDIM_MAX];
+  for (int d = 0; d < b->dim; ++d) {
+    int64_t n = bf_box_length(b, d);
+    BF_CHECK(fits_int(n), BF_ERROR_OVERFLOW, "length %lld of the box in direction %d does not fit in C int",
+             (long long)n, d);
+    r[d] = (int)n;
+  }
+  for (int d = 0; d < b->dim; ++d) out[d] = r[d];
+  return BF_SUCCESS;
+}
 
 int bf_box_numpts(const bf_box *b, int64_t *npts) {
   if (!bf_box_ok(b)) {
@@ -74,6 +107,13 @@ bool bf_box_equal(const bf_box *a, const bf_box *b) {
 }
 
 bool bf_box_same_type(const bf_box *a, const bf_box *b) { return a->dim == b->dim && a->type == b->type; }
+
+int bf_box_check_same_type(const bf_box *a, const bf_box *b, const char *what) {
+  BF_CHECK(a->dim == b->dim, BF_ERROR_TYPE, "%s: boxes of different dimensions (%d and %d)", what, a->dim, b->dim);
+  BF_CHECK(a->type == b->type, BF_ERROR_VALUE, "%s: boxes of different index types (0x%x and 0x%x)", what,
+           a->type, b->type);
+  return BF_SUCCESS;
+}
 
 bool bf_box_same_size(const bf_box *a, const bf_box *b) {
   if (a->dim != b->dim) return false;
@@ -129,6 +169,48 @@ void bf_box_minimal(const bf_box *a, const bf_box *b, bf_box *out) {
   *out = r;
 }
 
+void bf_box_lbound3(const bf_box *b, int out[3]) {
+  for (int d = 0; d < 3; ++d) out[d] = d < b->dim ? b->lo[d] : 0;
+}
+
+void bf_box_ubound3(const bf_box *b, int out[3]) {
+  for (int d = 0; d < 3; ++d) out[d] = d < b->dim ? b->hi[d] : 0;
+}
+
+int bf_box_length3(const bf_box *b, int out[3]) {
+  int r[3] = {1, 1, 1};
+  BF_CALL(bf_box_size(b, r));
+  for (int d = 0; d < 3; ++d) out[d] = r[d];
+  return BF_SUCCESS;
+}
+
+int bf_box_end3(const bf_box *b, int out[3]) {
+  int r[3] = {1, 1, 1};
+  for (int d = 0; d < b->dim; ++d) {
+    BF_CHECK(b->hi[d] < INT_MAX, BF_ERROR_OVERFLOW, "end of the box overflows C int in direction %d", d);
+    r[d] = b->hi[d] + 1;
+  }
+  for (int d = 0; d < 3; ++d) out[d] = r[d];
+  return BF_SUCCESS;
+}
+
+bool bf_box_iter_begin(const bf_box *b, int *p) {
+  if (!bf_box_ok(b)) return false;
+  for (int d = 0; d < b->dim; ++d) p[d] = b->lo[d];
+  return true;
+}
+
+bool bf_box_iter_next(const bf_box *b, int *p) {
+  for (int d = 0; d < b->dim; ++d) {
+    if (p[d] < b->hi[d]) {
+      ++p[d];
+      return true;
+    }
+    p[d] = b->lo[d]; /* carry into the next direction */
+  }
+  return false;
+}
+
 void bf_box_normalize(bf_box *b) {
   for (int d = 0; d < b->dim; ++d)
     if (b->lo[d] > b->hi[d]) {
@@ -151,6 +233,19 @@ int bf_box_shift(bf_box *b, int d, int n) {
 int bf_box_shift_iv(bf_box *b, const int *s) {
   bf_box r = *b;
   for (int d = 0; d < b->dim; ++d) BF_CALL(bf_box_shift(&r, d, s[d]));
+  *b = r;
+  return BF_SUCCESS;
+}
+
+int bf_box_shift_iv_neg(bf_box *b, const int *s) {
+  bf_box r = *b;
+  for (int d = 0; d < b->dim; ++d) {
+    int64_t lo = (int64_t)b->lo[d] - s[d], hi = (int64_t)b->hi[d] - s[d];
+    BF_CHECK(fits_int(lo) && fits_int(hi), BF_ERROR_OVERFLOW, "shifting the box by %lld overflows C int",
+             -(long long)s[d]);
+    r.lo[d] = (int)lo;
+    r.hi[d] = (int)hi;
+  }
   *b = r;
   return BF_SUCCESS;
 }
@@ -231,8 +326,9 @@ int bf_box_enclosed_cells(bf_box *b, int d) {
   return bf_box_convert(b, b->type & ~(1u << d));
 }
 
-void bf_box_make_slab(bf_box *b, int d, int idx) {
-  if (d < 0 || d >= b->dim) return;
+int bf_box_make_slab(bf_box *b, int d, int idx) {
+  BF_CHECK(d >= 0 && d < b->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", d, b->dim);
   b->lo[d] = idx;
   b->hi[d] = idx;
+  return BF_SUCCESS;
 }
