@@ -349,7 +349,8 @@ static void test_intersections_match_brute_force(void) {
   bf_isect_list l = {0};
   for (int dim = 1; dim <= 3; ++dim)
     for (int trial = 0; trial < 30; ++trial) {
-      int n = rnd(0, 60), maxlen = rnd(1, 20), span = rnd(1, 80);
+      /* span 10^6: scattered boxes (hashed bins); else mostly a dense bin grid */
+      int n = rnd(0, 60), maxlen = rnd(1, 20), span = trial % 3 == 0 ? 1000000 : rnd(1, 80);
       bf_box *boxes = malloc((size_t)(n > 0 ? n : 1) * sizeof *boxes);
       for (int i = 0; i < n; ++i) boxes[i] = random_box(dim, span, maxlen); /* overlapping in general */
       if (n > 2) boxes[1] = empty_box(dim);
@@ -358,6 +359,11 @@ static void test_intersections_match_brute_force(void) {
       bool all = true;
       for (int q = 0; q < 50; ++q) {
         bf_box qb = random_box(dim, span + 20, rnd(1, 3 * maxlen));
+        if (n > 0 && q % 2) { /* around a box of the array */
+          qb = boxes[rnd(0, n - 1)];
+          int g = rnd(-1, maxlen);
+          bf_box_grow(&qb, (int[3]){g, g, g});
+        }
         all = all && check_query(ba, &qb, &l);
       }
       bf_box huge = mkbox(dim, INT_MIN, INT_MIN, INT_MIN, INT_MAX, INT_MAX, INT_MAX);
