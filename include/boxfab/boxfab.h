@@ -5,6 +5,7 @@
 #define BOXFAB_BOXFAB_H
 
 #include "boxfab/base.h"
+#include "boxfab/array4.h"
 #include "boxfab/box.h"
 #include "boxfab/boxarray.h"
 #include "boxfab/distmap.h"

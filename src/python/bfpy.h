@@ -48,6 +48,7 @@ enum bfpy_type_id {
   BFPY_T_VECTOR_GEOMETRY,
   BFPY_T_AMREX,
   BFPY_T_CONFIG,
+  BFPY_T_ARRAY4,       /* hidden base of the 26 Array4_<T>[_const] types, per dim (bfpy_array4.h) */
   BFPY_NTYPES
 };
 
@@ -182,5 +183,21 @@ int bfpy_init_vector(PyObject *m, int dim);      /* Vector_* */
 int bfpy_init_runtime(PyObject *m, int dim);     /* AMReX, Config, ParallelDescriptor, initialize, finalize,
                                                     initialized, size, Print, d_decl, concatenate,
                                                     unpack_ids, unpack_cpus, __version__ ... */
+int bfpy_init_array4(PyObject *m, int dim);      /* Array4_<T>, Array4_<T>_const (26 types) */
+
+/* ---- Array4 (bfpy_array4*.c) ------------------------------------------------ */
+/* Where an Array4's memory lives (the CUDA issue adds the others). */
+enum { BFPY_MEM_HOST = 0, BFPY_MEM_PINNED = 1, BFPY_MEM_MANAGED = 2, BFPY_MEM_DEVICE = 3 };
+/* A new Array4_<T>[_const] of module dimension `dim` viewing `a` (T = a->dtype);
+ * `owner` (may be NULL for an empty view) is kept alive by a new reference as
+ * long as the Array4 or anything exported from it lives.  `memory`: BFPY_MEM_*. */
+PyObject *bfpy_array4_new(int dim, const bf_array4 *a, bool is_const, PyObject *owner, int memory);
+/* The view of an Array4 object (borrowed; NULL without exception when `o` is
+ * not an Array4). */
+const bf_array4 *bfpy_array4_view(PyObject *o);
+/* For module functions lbound / ubound / length: which = 0 lbound, 1 ubound,
+ * 2 length.  A new Dim3; NULL without an exception when `a` is not an Array4
+ * (NULL with an exception on failure). */
+PyObject *bfpy_array4_bounds(PyObject *a, int which);
 
 #endif

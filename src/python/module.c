@@ -83,7 +83,7 @@ static const char *const bfpy_family_names[BFPY_NTYPES] = {
     [BFPY_T_VECTOR_REAL] = "Vector_Real", [BFPY_T_VECTOR_INT] = "Vector_int", [BFPY_T_VECTOR_LONG] = "Vector_Long",
     [BFPY_T_VECTOR_STRING] = "Vector_string", [BFPY_T_VECTOR_INTVECT] = "Vector_IntVect",
     [BFPY_T_VECTOR_BOXARRAY] = "Vector_BoxArray", [BFPY_T_VECTOR_DISTMAP] = "Vector_DistributionMapping",
-    [BFPY_T_VECTOR_GEOMETRY] = "Vector_Geometry", [BFPY_T_AMREX] = "AMReX", [BFPY_T_CONFIG] = "Config",
+    [BFPY_T_VECTOR_GEOMETRY] = "Vector_Geometry", [BFPY_T_AMREX] = "AMReX", [BFPY_T_CONFIG] = "Config", [BFPY_T_ARRAY4] = "Array4",
 };
 
 const char *bfpy_type_name(int id, int dim) {
@@ -112,7 +112,7 @@ static PyMethodDef core_methods[] = {
 typedef int (*bfpy_family_init)(PyObject *, int);
 static const bfpy_family_init bfpy_families[] = {
     bfpy_init_intvect, bfpy_init_indextype, bfpy_init_box,     bfpy_init_boxarray,
-    bfpy_init_geometry, bfpy_init_vector,   bfpy_init_runtime,
+    bfpy_init_geometry, bfpy_init_vector,   bfpy_init_runtime, bfpy_init_array4,
 };
 
 static int core_exec(PyObject *core) {

@@ -1,0 +1,440 @@
+/* boxfab._core: what an Array4 hands out — __array_interface__, the buffer
+ * protocol, __dlpack__ / __dlpack_device__ (INTEROP.md), to_host, to_numpy,
+ * to_cupy, to_xp.  Every export keeps the Array4 (and so its owner) alive:
+ * the buffer protocol through view->obj, DLPack through manager_ctx, NumPy
+ * views through the buffer protocol. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bfpy_array4.h"
+
+static inline bfpy_array4_object *A4(PyObject *o) { return (bfpy_array4_object *)o; }
+
+void bfpy_array4_shape(const bf_array4 *a, int64_t shape[4], int64_t strides[4]) {
+  /* True extents: a zero extent stays 0 (exporting it as 1 would let a
+   * consumer read memory that is not there). */
+  shape[0] = a->ncomp;
+  shape[1] = bf_array4_length(a, 2);
+  shape[2] = bf_array4_length(a, 1);
+  shape[3] = bf_array4_length(a, 0);
+  strides[0] = a->nstride;
+  strides[1] = a->kstride;
+  strides[2] = a->jstride;
+  strides[3] = a->istride;
+}
+
+static bool a4_host_accessible(const bfpy_array4_object *o) {
+  return o->memory == BFPY_MEM_HOST || o->memory == BFPY_MEM_PINNED || o->memory == BFPY_MEM_MANAGED;
+}
+
+/* ---- __array_interface__ / __cuda_array_interface__ ------------------------------- */
+static PyObject *a4_interface_dict(bfpy_array4_object *self) {
+  int64_t shape[4], strides[4];
+  bfpy_array4_shape(&self->a, shape, strides);
+  const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
+  const long long is = (long long)k->itemsize;
+  /* data = (address, False): never read-only, also for _const (API.md 2.2). */
+  return Py_BuildValue("{s:(LLLL),s:s,s:(NO),s:(LLLL),s:i}", "shape", (long long)shape[0], (long long)shape[1],
+                       (long long)shape[2], (long long)shape[3], "typestr", k->typestr, "data",
+                       PyLong_FromVoidPtr(self->a.p), Py_False, "strides", (long long)strides[0] * is,
+                       (long long)strides[1] * is, (long long)strides[2] * is, (long long)strides[3] * is,
+                       "version", 3);
+}
+
+PyObject *bfpy_array4_array_interface(PyObject *self, void *closure) {
+  (void)closure;
+  if (A4(self)->memory == BFPY_MEM_DEVICE) {
+    PyErr_SetString(PyExc_AttributeError, "__array_interface__: this Array4 views device memory");
+    return NULL;
+  }
+  return a4_interface_dict(A4(self));
+}
+
+PyObject *bfpy_array4_cuda_array_interface(PyObject *self, void *closure) {
+  (void)closure;
+  if (A4(self)->memory == BFPY_MEM_HOST || A4(self)->memory == BFPY_MEM_PINNED) {
+    PyErr_SetString(PyExc_AttributeError,
+                    "__cuda_array_interface__: this Array4 views host memory (use __array_interface__)");
+    return NULL;
+  }
+  PyObject *d = a4_interface_dict(A4(self));
+  if (d && PyDict_SetItemString(d, "stream", Py_None) < 0) Py_CLEAR(d);
+  return d;
+}
+
+/* ---- buffer protocol --------------------------------------------------------------- */
+static char a4_empty_buffer[16];
+
+int bfpy_array4_getbuffer(PyObject *self_o, Py_buffer *view, int flags) {
+  bfpy_array4_object *self = A4(self_o);
+  view->obj = NULL;
+  if (!a4_host_accessible(self)) {
+    PyErr_SetString(PyExc_BufferError, "this Array4 views device memory: no buffer protocol");
+    return -1;
+  }
+  const bool ro = self->flags & BFPY_A4_CONST;
+  if (ro && (flags & PyBUF_WRITABLE)) {
+    PyErr_Format(PyExc_BufferError, "%s is read-only: a writable buffer was requested", Py_TYPE(self)->tp_name);
+    return -1;
+  }
+  const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
+  int64_t shape[4], strides[4];
+  bfpy_array4_shape(&self->a, shape, strides);
+  if (self->exports == 0)
+    for (int d = 0; d < 4; ++d) {
+      self->bshape[d] = (Py_ssize_t)shape[d];
+      self->bstrides[d] = (Py_ssize_t)(strides[d] * (int64_t)k->itemsize);
+    }
+  view->buf = self->a.p ? self->a.p : a4_empty_buffer;
+  view->len = (Py_ssize_t)(bf_array4_size(&self->a) * (int64_t)k->itemsize);
+  view->readonly = ro;
+  view->itemsize = (Py_ssize_t)k->itemsize;
+  view->format = (flags & PyBUF_FORMAT) ? (char *)k->format : NULL;
+  view->ndim = 4;
+  view->shape = self->bshape;
+  view->strides = self->bstrides;
+  view->suboffsets = NULL;
+  view->internal = NULL;
+  const char *need = NULL;
+  if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS) need = "C";
+  else if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS) need = "F";
+  else if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS) need = "A";
+  else if (!(flags & PyBUF_STRIDES)) need = "C"; /* without strides only C order can be described */
+  if (need && !PyBuffer_IsContiguous(view, need[0])) {
+    PyErr_Format(PyExc_BufferError, "%s is not %s-contiguous: request a strided buffer", Py_TYPE(self)->tp_name,
+                 need[0] == 'A' ? "C- or F" : need);
+    return -1;
+  }
+  if (!(flags & PyBUF_STRIDES)) view->strides = NULL;
+  if (!(flags & PyBUF_ND)) {
+    view->shape = NULL;
+    view->ndim = 1;
+  }
+  view->obj = Py_NewRef(self_o);
+  self->exports++;
+  return 0;
+}
+
+void bfpy_array4_releasebuffer(PyObject *self, Py_buffer *view) {
+  (void)view;
+  A4(self)->exports--;
+}
+
+/* ---- DLPack ---------------------------------------------------------------------------- */
+typedef struct {
+  union {
+    DLManagedTensor legacy;
+    DLManagedTensorVersioned versioned;
+  } t;
+  int64_t shape[4], strides[4];
+  PyObject *exporter; /* the Array4 (NULL for a copy) */
+  void *copy;         /* malloc'd data of a copy */
+} a4_dl_ctx;
+
+static int a4_python_alive(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+static void a4_dl_ctx_free(a4_dl_ctx *ctx) {
+  if (!ctx) return;
+  if (ctx->exporter) {
+    if (!a4_python_alive()) return; /* the interpreter is gone: leak rather than touch it */
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_CLEAR(ctx->exporter);
+    PyGILState_Release(g);
+  }
+  free(ctx->copy);
+  free(ctx);
+}
+
+static void a4_dl_deleter_legacy(DLManagedTensor *m) { a4_dl_ctx_free((a4_dl_ctx *)m->manager_ctx); }
+static void a4_dl_deleter_versioned(DLManagedTensorVersioned *m) { a4_dl_ctx_free((a4_dl_ctx *)m->manager_ctx); }
+
+static void a4_capsule_destructor(PyObject *cap, const char *name, bool versioned) {
+  if (!PyCapsule_IsValid(cap, name)) return; /* renamed: the consumer owns the tensor */
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  void *p = PyCapsule_GetPointer(cap, name);
+  if (p) {
+    if (versioned) {
+      DLManagedTensorVersioned *m = p;
+      if (m->deleter) m->deleter(m);
+    } else {
+      DLManagedTensor *m = p;
+      if (m->deleter) m->deleter(m);
+    }
+  }
+  PyErr_Restore(et, ev, tb);
+}
+
+static void a4_capsule_destructor_legacy(PyObject *cap) { a4_capsule_destructor(cap, "dltensor", false); }
+static void a4_capsule_destructor_versioned(PyObject *cap) {
+  a4_capsule_destructor(cap, "dltensor_versioned", true);
+}
+
+static void a4_dlpack_device_of(const bfpy_array4_object *self, int *type, int *id) {
+  *id = 0;
+  switch (self->memory) {
+  case BFPY_MEM_PINNED: *type = kDLCUDAHost; break;
+  case BFPY_MEM_MANAGED: *type = kDLCUDAManaged; break;
+  case BFPY_MEM_DEVICE: *type = kDLCUDA; break;
+  default: *type = kDLCPU; break;
+  }
+}
+
+PyObject *bfpy_array4_dlpack_device(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  int type, id;
+  a4_dlpack_device_of(A4(self), &type, &id);
+  return Py_BuildValue("(ii)", type, id);
+}
+
+PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  bfpy_array4_object *self = A4(self_o);
+  static const char *const names[] = {"stream", "max_version", "dl_device", "copy", NULL};
+  PyObject *a[4];
+  if (nargs > 0) {
+    PyErr_SetString(PyExc_TypeError, "__dlpack__() takes keyword arguments only (stream, max_version, dl_device, copy)");
+    return NULL;
+  }
+  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return NULL;
+  PyObject *stream = a[0], *max_version = a[1], *dl_device = a[2], *copy_o = a[3];
+  /* max_version */
+  bool versioned = false;
+  if (max_version && max_version != Py_None) {
+    int major, minor;
+    if (!PyTuple_Check(max_version) || PyTuple_GET_SIZE(max_version) != 2) {
+      PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be a tuple (major, minor)");
+      return NULL;
+    }
+    if (bfpy_to_int(PyTuple_GET_ITEM(max_version, 0), &major, "max_version major") < 0 ||
+        bfpy_to_int(PyTuple_GET_ITEM(max_version, 1), &minor, "max_version minor") < 0)
+      return NULL;
+    versioned = major >= 1;
+  }
+  /* copy */
+  int copy = -1; /* -1: None (copy only if needed), 0: never, 1: always */
+  if (copy_o && copy_o != Py_None) {
+    if (!PyBool_Check(copy_o)) {
+      PyErr_Format(PyExc_TypeError, "__dlpack__: copy must be None, True or False, not %.100s",
+                   Py_TYPE(copy_o)->tp_name);
+      return NULL;
+    }
+    copy = copy_o == Py_True;
+  }
+  /* device and stream */
+  int dev_type, dev_id;
+  a4_dlpack_device_of(self, &dev_type, &dev_id);
+  if (dev_type != kDLCPU) {
+    PyErr_SetString(PyExc_BufferError, "__dlpack__: exporting GPU memory needs the CUDA build");
+    return NULL;
+  }
+  if (stream && stream != Py_None) {
+    PyErr_Format(PyExc_BufferError, "__dlpack__: stream must be None for CPU data, got %R", stream);
+    return NULL;
+  }
+  if (dl_device && dl_device != Py_None) {
+    int t, id;
+    if (!PyTuple_Check(dl_device) || PyTuple_GET_SIZE(dl_device) != 2) {
+      PyErr_SetString(PyExc_TypeError, "__dlpack__: dl_device must be a tuple (device_type, device_id)");
+      return NULL;
+    }
+    if (bfpy_to_int(PyTuple_GET_ITEM(dl_device, 0), &t, "dl_device type") < 0 ||
+        bfpy_to_int(PyTuple_GET_ITEM(dl_device, 1), &id, "dl_device id") < 0)
+      return NULL;
+    if (t != dev_type || id != dev_id) {
+      PyErr_Format(PyExc_BufferError, "__dlpack__: cannot export to device (%d, %d): the data is on (%d, %d)", t,
+                   id, dev_type, dev_id);
+      return NULL;
+    }
+  }
+  const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
+  if (k->dl_bits == 0) {
+    PyErr_Format(PyExc_BufferError, "__dlpack__: %s has no DLPack data type", Py_TYPE(self)->tp_name);
+    return NULL;
+  }
+  if (!versioned && copy != 1 && (self->flags & BFPY_A4_CONST)) {
+    PyErr_Format(PyExc_BufferError,
+                 "__dlpack__: %s is read-only and a legacy DLPack capsule cannot say so; pass max_version=(1, 0)",
+                 Py_TYPE(self)->tp_name);
+    return NULL;
+  }
+  /* build the managed tensor */
+  a4_dl_ctx *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return PyErr_NoMemory();
+  bfpy_array4_shape(&self->a, ctx->shape, ctx->strides);
+  void *data = self->a.p;
+  if (copy == 1) {
+    size_t bytes = (size_t)bf_array4_size(&self->a) * k->itemsize;
+    ctx->copy = malloc(bytes ? bytes : 1);
+    if (!ctx->copy) {
+      free(ctx);
+      return PyErr_NoMemory();
+    }
+    if (bfpy_check(bf_array4_copy_to_buffer(&self->a, ctx->copy)) < 0) {
+      free(ctx->copy);
+      free(ctx);
+      return NULL;
+    }
+    data = ctx->copy;
+    bf_array4 c;
+    (void)bf_array4_init(&c, data, self->a.dtype, self->a.begin, self->a.end, self->a.ncomp);
+    bfpy_array4_shape(&c, ctx->shape, ctx->strides);
+  } else {
+    ctx->exporter = Py_NewRef(self_o);
+  }
+  DLTensor *dl = versioned ? &ctx->t.versioned.dl_tensor : &ctx->t.legacy.dl_tensor;
+  dl->data = data;
+  dl->device.device_type = (DLDeviceType)dev_type;
+  dl->device.device_id = dev_id;
+  dl->ndim = 4;
+  dl->dtype.code = k->dl_code;
+  dl->dtype.bits = k->dl_bits;
+  dl->dtype.lanes = 1;
+  dl->shape = ctx->shape;
+  dl->strides = ctx->strides; /* always exported, in elements */
+  dl->byte_offset = 0;
+  PyObject *cap;
+  if (versioned) {
+    DLManagedTensorVersioned *m = &ctx->t.versioned;
+    m->version.major = BFPY_DLPACK_MAJOR_VERSION;
+    m->version.minor = BFPY_DLPACK_MINOR_VERSION;
+    m->manager_ctx = ctx;
+    m->deleter = a4_dl_deleter_versioned;
+    m->flags = 0;
+    if (copy == 1) m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+    else if (self->flags & BFPY_A4_CONST) m->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+    cap = PyCapsule_New(m, "dltensor_versioned", a4_capsule_destructor_versioned);
+  } else {
+    DLManagedTensor *m = &ctx->t.legacy;
+    m->manager_ctx = ctx;
+    m->deleter = a4_dl_deleter_legacy;
+    cap = PyCapsule_New(m, "dltensor", a4_capsule_destructor_legacy);
+  }
+  if (!cap) a4_dl_ctx_free(ctx);
+  return cap;
+}
+
+/* ---- to_host / to_numpy / to_cupy / to_xp ---------------------------------------------- */
+PyObject *bfpy_array4_to_host(PyObject *self_o, PyObject *noargs) {
+  (void)noargs;
+  bfpy_array4_object *self = A4(self_o);
+  if (!a4_host_accessible(self)) {
+    PyErr_SetString(PyExc_RuntimeError, "to_host: copying device memory needs the CUDA build");
+    return NULL;
+  }
+  int64_t shape[4], strides[4];
+  bfpy_array4_shape(&self->a, shape, strides);
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) return NULL;
+  PyObject *arr = PyObject_CallMethod(np, "empty", "((LLLL)s)", (long long)shape[0], (long long)shape[1],
+                                      (long long)shape[2], (long long)shape[3], bfpy_a4_kinds[self->a.dtype].typestr);
+  Py_DECREF(np);
+  if (!arr) return NULL;
+  Py_buffer b;
+  if (PyObject_GetBuffer(arr, &b, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+    Py_DECREF(arr);
+    return NULL;
+  }
+  int st = bf_array4_copy_to_buffer(&self->a, b.buf);
+  PyBuffer_Release(&b);
+  if (bfpy_check(st) < 0) Py_CLEAR(arr);
+  return arr;
+}
+
+/* copy, order of to_numpy/to_cupy/to_xp: 0 or -1 with an exception. */
+static int a4_copy_order(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int *copy,
+                         bool *c_order) {
+  static const char *const names[] = {"copy", "order", NULL};
+  PyObject *a[2];
+  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return -1;
+  *copy = 0;
+  if (a[0] && (*copy = PyObject_IsTrue(a[0])) < 0) return -1;
+  *c_order = false;
+  if (a[1]) {
+    const char *o = PyUnicode_Check(a[1]) ? PyUnicode_AsUTF8(a[1]) : NULL;
+    if (!o || (strcmp(o, "F") != 0 && strcmp(o, "C") != 0)) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_ValueError, "The order argument must be F or C.");
+      return -1;
+    }
+    *c_order = o[0] == 'C';
+  }
+  (void)func;
+  return 0;
+}
+
+static PyObject *a4_order(PyObject *arr, bool c_order) {
+  if (!arr || c_order) return arr;
+  PyObject *t = PyObject_GetAttrString(arr, "T");
+  Py_DECREF(arr);
+  return t;
+}
+
+PyObject *bfpy_array4_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  int copy;
+  bool c_order;
+  if (a4_copy_order("to_numpy", args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
+  if (copy) return a4_order(bfpy_array4_to_host(self, NULL), c_order);
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) return NULL;
+  /* a view through the buffer protocol: the array's base keeps this Array4 alive */
+  PyObject *arr = PyObject_CallMethod(np, "asarray", "(O)", self);
+  Py_DECREF(np);
+  return a4_order(arr, c_order);
+}
+
+PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  int copy;
+  bool c_order;
+  if (a4_copy_order("to_cupy", args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
+  PyObject *cp = PyImport_ImportModule("cupy");
+  if (!cp) return NULL; /* ImportError without CuPy */
+  PyObject *arr = NULL;
+  if (A4(self)->memory == BFPY_MEM_HOST || A4(self)->memory == BFPY_MEM_PINNED) {
+    if (!copy) {
+      PyErr_SetString(PyExc_ValueError,
+                      "to_cupy: this Array4 views host memory, so no CuPy view exists; use to_numpy() or copy=True");
+    } else {
+      PyObject *host = bfpy_array4_to_host(self, NULL);
+      if (host) arr = PyObject_CallMethod(cp, "asarray", "(O)", host);
+      Py_XDECREF(host);
+    }
+  } else {
+    PyObject *view = PyObject_CallMethod(cp, "asarray", "(O)", self);
+    if (view && copy) {
+      arr = PyObject_CallMethod(view, "copy", NULL);
+      Py_DECREF(view);
+    } else {
+      arr = view;
+    }
+  }
+  Py_DECREF(cp);
+  return a4_order(arr, c_order);
+}
+
+/* Config.have_gpu of the module of this Array4's dimension (False when absent). */
+static int a4_have_gpu(int dim) {
+  PyObject *m = bfpy_space_modules[dim];
+  PyObject *config = m ? PyObject_GetAttrString(m, "Config") : NULL;
+  if (!config) {
+    PyErr_Clear();
+    return bf_build_has_cuda() ? 1 : 0;
+  }
+  PyObject *v = PyObject_GetAttrString(config, "have_gpu");
+  Py_DECREF(config);
+  if (!v) return -1;
+  int r = PyObject_IsTrue(v);
+  Py_DECREF(v);
+  return r;
+}
+
+PyObject *bfpy_array4_to_xp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  int gpu = a4_have_gpu(A4(self)->dim);
+  if (gpu < 0) return NULL;
+  return gpu ? bfpy_array4_to_cupy(self, args, nargs, kwnames) : bfpy_array4_to_numpy(self, args, nargs, kwnames);
+}

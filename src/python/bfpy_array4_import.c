@@ -1,0 +1,392 @@
+/* boxfab._core: Array4_<T>(obj) — a view of a foreign array without copying.
+ *
+ * Protocols in order of preference (INTEROP.md): __dlpack__ (called with
+ * max_version=(1, 0), again without keywords on TypeError; a BufferError lets
+ * the next protocol try), __cuda_array_interface__ (needs the CUDA build: a
+ * clear error when it is the only one), __array_interface__, the buffer
+ * protocol.  1 to 4 dimensions (nc, nz, ny, nx), missing leading ones of
+ * extent 1; any strides that are whole elements (zero and negative too);
+ * lbound (0, 0, 0).  The Array4 keeps alive what keeps the memory alive:
+ * the DLPack managed tensor (its deleter runs when the last view goes), the
+ * object of the array interface, or a memoryview holding the buffer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bfpy_array4.h"
+
+static const char *a4_tname(const bfpy_array4_object *self) {
+  const char *n = strrchr(Py_TYPE(self)->tp_name, '.');
+  return n ? n + 1 : Py_TYPE(self)->tp_name;
+}
+
+/* The element type of self as NumPy would name it, for messages. */
+static void a4_expected(const bfpy_array4_object *self, char *buf, size_t n) {
+  const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
+  const char *kn = k->kind == 'f' ? "float" : k->kind == 'c' ? "complex" : k->kind == 'i' ? "int" : "uint";
+  snprintf(buf, n, "%s%zu (typestr %s)", kn, 8 * k->itemsize, k->typestr);
+}
+
+static int a4_check_dtype(const bfpy_array4_object *self, char kind, size_t itemsize, const char *got,
+                          const char *via) {
+  const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
+  if (kind == k->kind && itemsize == k->itemsize) return 0;
+  char exp[48];
+  a4_expected(self, exp, sizeof exp);
+  PyErr_Format(PyExc_TypeError, "%s: element type mismatch: expected %s data, got %s (through %s)", a4_tname(self),
+               exp, got, via);
+  return -1;
+}
+
+/* Set the view of `self` from a strided n-D array (strides in elements). */
+static int a4_fill(bfpy_array4_object *self, void *data, int ndim, const int64_t *shape, const int64_t *strides,
+                   bool readonly, PyObject *owner, const char *via) {
+  if (ndim < 1 || ndim > 4) {
+    PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions ((nc, nz, ny, nx) with leading ones "
+                 "optional), got %d (through %s)", a4_tname(self), ndim, via);
+    return -1;
+  }
+  const bool is_const = self->flags & BFPY_A4_CONST;
+  if (readonly && !is_const) {
+    PyErr_Format(PyExc_ValueError, "%s: the source array is read-only; use %s_const to view it (through %s)",
+                 a4_tname(self), a4_tname(self), via);
+    return -1;
+  }
+  int64_t sh[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0};
+  for (int d = 0; d < ndim; ++d) {
+    sh[4 - ndim + d] = shape[d];
+    st[4 - ndim + d] = strides[d];
+    if (shape[d] < 0) {
+      PyErr_Format(PyExc_ValueError, "%s: negative extent %lld (through %s)", a4_tname(self), (long long)shape[d], via);
+      return -1;
+    }
+  }
+  for (int d = 3 - ndim; d >= 0; --d) st[d] = st[d + 1] * (sh[d + 1] > 0 ? sh[d + 1] : 1); /* padded axes */
+  if (sh[0] > INT32_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s: %lld components do not fit in a C int", a4_tname(self), (long long)sh[0]);
+    return -1;
+  }
+  bf_array4 a = bf_array4_empty(self->a.dtype);
+  a.p = data;
+  a.ncomp = (int)sh[0];
+  a.end[2] = sh[1], a.end[1] = sh[2], a.end[0] = sh[3];
+  a.nstride = st[0], a.kstride = st[1], a.jstride = st[2], a.istride = st[3];
+  if (bf_array4_size(&a) == 0 && !a.p) a.p = NULL;
+  if (bfpy_check(bf_array4_check(&a)) < 0) return -1;
+  /* replace the view (same steps as a4_set in bfpy_array4.c) */
+  if (self->exports > 0) {
+    PyErr_SetString(PyExc_BufferError, "cannot re-initialize an Array4 while a buffer export of it is alive");
+    return -1;
+  }
+  PyObject *old = self->owner;
+  self->a = a;
+  self->owner = Py_XNewRef(owner);
+  self->flags = (is_const ? BFPY_A4_CONST : 0) | (readonly ? BFPY_A4_SRC_READONLY : 0);
+  self->memory = BFPY_MEM_HOST;
+  Py_XDECREF(old);
+  return 0;
+}
+
+/* Byte strides into element strides: ValueError when not whole elements. */
+static int a4_byte_strides(const bfpy_array4_object *self, int ndim, const int64_t *bytes, int64_t *elems,
+                           size_t itemsize, const char *via) {
+  for (int d = 0; d < ndim; ++d) {
+    if (bytes[d] % (int64_t)itemsize != 0) {
+      PyErr_Format(PyExc_ValueError,
+                   "%s: stride %lld bytes of axis %d is not a whole number of %zu-byte elements (through %s)",
+                   a4_tname(self), (long long)bytes[d], d, itemsize, via);
+      return -1;
+    }
+    elems[d] = bytes[d] / (int64_t)itemsize;
+  }
+  return 0;
+}
+
+static void a4_c_strides(int ndim, const int64_t *shape, int64_t *strides) {
+  int64_t s = 1;
+  for (int d = ndim - 1; d >= 0; --d) {
+    strides[d] = s;
+    s *= shape[d] > 0 ? shape[d] : 1;
+  }
+}
+
+/* ---- DLPack ---------------------------------------------------------------------- */
+static void a4_dl_owner_destructor(PyObject *cap) {
+  void *p = PyCapsule_GetPointer(cap, "boxfab.dlpack_owner");
+  if (!p) {
+    PyErr_Clear();
+    return;
+  }
+  if (PyCapsule_GetContext(cap)) {
+    DLManagedTensorVersioned *m = p;
+    if (m->deleter) m->deleter(m);
+  } else {
+    DLManagedTensor *m = p;
+    if (m->deleter) m->deleter(m);
+  }
+}
+
+static PyObject *a4_call_dlpack(PyObject *obj) {
+  PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
+  if (!meth) return NULL;
+  PyObject *kw = Py_BuildValue("{s:(ii)}", "max_version", 1, 0), *empty = PyTuple_New(0), *cap = NULL;
+  if (kw && empty) {
+    cap = PyObject_Call(meth, empty, kw);
+    if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) { /* an old producer: no keywords */
+      PyErr_Clear();
+      cap = PyObject_CallNoArgs(meth);
+    }
+  }
+  Py_XDECREF(kw), Py_XDECREF(empty);
+  Py_DECREF(meth);
+  return cap;
+}
+
+static int a4_dl_dtype(const bfpy_array4_object *self, DLDataType t) {
+  char kind = t.code == kDLFloat ? 'f' : t.code == kDLComplex ? 'c' : t.code == kDLInt ? 'i' : t.code == kDLUInt ? 'u' : '?';
+  char got[64];
+  snprintf(got, sizeof got, "DLPack dtype (code %u, bits %u, lanes %u)", t.code, t.bits, t.lanes);
+  if (t.lanes != 1) kind = '?';
+  return a4_check_dtype(self, kind, t.bits / 8u, got, "__dlpack__");
+}
+
+/* 0: done; -1: error; 1: BufferError from the producer (try the next protocol). */
+static int a4_import_dlpack(bfpy_array4_object *self, PyObject *obj) {
+  PyObject *cap = a4_call_dlpack(obj);
+  if (!cap) return PyErr_ExceptionMatches(PyExc_BufferError) ? 1 : -1;
+  bool versioned;
+  void *m;
+  DLTensor *dl;
+  bool readonly = false;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    versioned = true;
+    DLManagedTensorVersioned *mv = PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (mv->version.major != 1) {
+      PyErr_Format(PyExc_BufferError, "%s: DLPack version %u.%u is not supported (1.x is)", a4_tname(self),
+                   mv->version.major, mv->version.minor);
+      goto fail;
+    }
+    readonly = mv->flags & DLPACK_FLAG_BITMASK_READ_ONLY;
+    dl = &mv->dl_tensor;
+    m = mv;
+  } else if (PyCapsule_IsValid(cap, "dltensor")) {
+    versioned = false;
+    DLManagedTensor *ml = PyCapsule_GetPointer(cap, "dltensor");
+    dl = &ml->dl_tensor;
+    m = ml;
+  } else {
+    PyErr_Format(PyExc_TypeError, "%s: __dlpack__ of %.100s did not return a DLPack capsule", a4_tname(self),
+                 Py_TYPE(obj)->tp_name);
+    goto fail;
+  }
+  if (dl->device.device_type != kDLCPU && dl->device.device_type != kDLCUDAHost) {
+    PyErr_Format(PyExc_BufferError, "%s: the data lives on DLPack device (%d, %d); device data needs the CUDA build",
+                 a4_tname(self), (int)dl->device.device_type, (int)dl->device.device_id);
+    goto fail;
+  }
+  if (a4_dl_dtype(self, dl->dtype) < 0) goto fail;
+  if (dl->ndim < 1 || dl->ndim > 4) {
+    PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions, got %d (through __dlpack__)",
+                 a4_tname(self), (int)dl->ndim);
+    goto fail;
+  }
+  if (readonly && !(self->flags & BFPY_A4_CONST)) {
+    PyErr_Format(PyExc_ValueError, "%s: the source array is read-only; use %s_const to view it (through __dlpack__)",
+                 a4_tname(self), a4_tname(self));
+    goto fail;
+  }
+  int64_t strides[4];
+  if (dl->strides) memcpy(strides, dl->strides, (size_t)dl->ndim * sizeof(int64_t));
+  else a4_c_strides(dl->ndim, dl->shape, strides);
+  /* take ownership: our capsule calls the deleter when the last view goes */
+  PyObject *owner = PyCapsule_New(m, "boxfab.dlpack_owner", a4_dl_owner_destructor);
+  if (!owner) goto fail;
+  if (versioned && PyCapsule_SetContext(owner, (void *)1) < 0) {
+    PyCapsule_SetDestructor(owner, NULL);
+    Py_DECREF(owner);
+    goto fail;
+  }
+  if (PyCapsule_SetName(cap, versioned ? "used_dltensor_versioned" : "used_dltensor") < 0) {
+    PyCapsule_SetDestructor(owner, NULL);
+    Py_DECREF(owner);
+    goto fail;
+  }
+  Py_DECREF(cap);
+  int r = a4_fill(self, (char *)dl->data + dl->byte_offset, (int)dl->ndim, dl->shape, strides, readonly, owner,
+                  "__dlpack__");
+  Py_DECREF(owner); /* on failure this runs the deleter */
+  return r;
+fail:
+  Py_DECREF(cap);
+  return -1;
+}
+
+/* ---- __array_interface__ --------------------------------------------------------------- */
+static int a4_int64_tuple(PyObject *t, int64_t *out, int max, const char *what, const bfpy_array4_object *self) {
+  if (!PyTuple_Check(t)) {
+    PyErr_Format(PyExc_TypeError, "%s: __array_interface__ %s must be a tuple", a4_tname(self), what);
+    return -1;
+  }
+  Py_ssize_t n = PyTuple_GET_SIZE(t);
+  if (n < 1 || n > max) {
+    PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions, got %zd (through __array_interface__)",
+                 a4_tname(self), n);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (bfpy_to_int64(PyTuple_GET_ITEM(t, i), &out[i], what) < 0) return -1;
+  return (int)n;
+}
+
+static int a4_import_buffer(bfpy_array4_object *self, PyObject *obj);
+
+static int a4_import_array_interface(bfpy_array4_object *self, PyObject *obj, PyObject *ai) {
+  if (!PyDict_Check(ai)) {
+    PyErr_Format(PyExc_TypeError, "%s: __array_interface__ of %.100s is not a dict", a4_tname(self),
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  PyObject *shape_o = PyDict_GetItemString(ai, "shape"), *typestr_o = PyDict_GetItemString(ai, "typestr");
+  PyObject *data_o = PyDict_GetItemString(ai, "data"), *strides_o = PyDict_GetItemString(ai, "strides");
+  PyObject *mask_o = PyDict_GetItemString(ai, "mask");
+  if (!shape_o || !typestr_o || !PyUnicode_Check(typestr_o)) {
+    PyErr_Format(PyExc_TypeError, "%s: __array_interface__ needs 'shape' and a 'typestr' string", a4_tname(self));
+    return -1;
+  }
+  if (mask_o && mask_o != Py_None) {
+    PyErr_Format(PyExc_ValueError, "%s: masked arrays are not supported", a4_tname(self));
+    return -1;
+  }
+  if (!data_o || data_o == Py_None) return a4_import_buffer(self, obj); /* data through the buffer protocol */
+  if (!PyTuple_Check(data_o) || PyTuple_GET_SIZE(data_o) != 2) {
+    PyErr_Format(PyExc_ValueError, "%s: __array_interface__ 'data' must be (address, read_only)", a4_tname(self));
+    return -1;
+  }
+  /* typestr: byte order, kind, size */
+  const char *ts = PyUnicode_AsUTF8(typestr_o);
+  if (!ts) return -1;
+#if PY_LITTLE_ENDIAN
+  const char swapped = '>';
+#else
+  const char swapped = '<';
+#endif
+  if (strlen(ts) < 3 || ts[0] == swapped) {
+    char got[64];
+    snprintf(got, sizeof got, "typestr %.20s%s", ts, ts[0] == swapped ? " (byte-swapped)" : "");
+    return a4_check_dtype(self, '?', 0, got, "__array_interface__");
+  }
+  char got[48];
+  snprintf(got, sizeof got, "typestr %.20s", ts);
+  char *end;
+  long size = strtol(ts + 2, &end, 10);
+  if (*end != '\0' || size <= 0) size = 0;
+  if (a4_check_dtype(self, ts[1], (size_t)size, got, "__array_interface__") < 0) return -1;
+  const size_t itemsize = (size_t)size;
+  int64_t shape[4], bstrides[4], strides[4];
+  int ndim = a4_int64_tuple(shape_o, shape, 4, "shape", self);
+  if (ndim < 0) return -1;
+  if (strides_o && strides_o != Py_None) {
+    if (a4_int64_tuple(strides_o, bstrides, 4, "strides", self) != ndim) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "%s: __array_interface__ strides and shape differ in length", a4_tname(self));
+      return -1;
+    }
+    if (a4_byte_strides(self, ndim, bstrides, strides, itemsize, "__array_interface__") < 0) return -1;
+  } else {
+    a4_c_strides(ndim, shape, strides);
+  }
+  void *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data_o, 0));
+  if (!ptr && PyErr_Occurred()) return -1;
+  int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
+  if (ro < 0) return -1;
+  return a4_fill(self, ptr, ndim, shape, strides, ro, obj, "__array_interface__");
+}
+
+/* ---- buffer protocol ------------------------------------------------------------------ */
+/* PEP 3118 format of one element into a NumPy kind ('?' when not supported). */
+static char a4_format_kind(const char *f) {
+#if PY_LITTLE_ENDIAN
+  const char swapped = '>';
+#else
+  const char swapped = '<';
+#endif
+  if (!f) return 'u'; /* "B" */
+  if (*f == swapped || *f == '!') return '?';
+  if (*f == '@' || *f == '=' || *f == '<' || *f == '>') ++f;
+  if (f[0] == 'Z' && f[1] && !f[2] && strchr("fdg", f[1])) return 'c';
+  if (!f[0] || f[1]) return '?';
+  if (strchr("efdg", f[0])) return 'f';
+  if (strchr("bhilqn", f[0])) return 'i';
+  if (strchr("BHILQN", f[0])) return 'u';
+  return '?';
+}
+
+static int a4_import_buffer(bfpy_array4_object *self, PyObject *obj) {
+  PyObject *mv = PyMemoryView_FromObject(obj); /* holds the buffer until released */
+  if (!mv) return -1;
+  Py_buffer *b = PyMemoryView_GET_BUFFER(mv);
+  char got[64];
+  snprintf(got, sizeof got, "buffer format '%.20s' of %zd bytes", b->format ? b->format : "B", b->itemsize);
+  int r = -1;
+  if (a4_check_dtype(self, a4_format_kind(b->format), (size_t)b->itemsize, got, "the buffer protocol") < 0) goto done;
+  if (b->suboffsets) {
+    PyErr_Format(PyExc_ValueError, "%s: buffers with suboffsets are not supported", a4_tname(self));
+    goto done;
+  }
+  if (b->ndim < 1 || b->ndim > 4) {
+    PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions, got %d (through the buffer protocol)",
+                 a4_tname(self), b->ndim);
+    goto done;
+  }
+  int64_t shape[4], bstrides[4], strides[4];
+  for (int d = 0; d < b->ndim; ++d) shape[d] = b->shape ? b->shape[d] : b->len / b->itemsize;
+  if (b->strides) {
+    for (int d = 0; d < b->ndim; ++d) bstrides[d] = b->strides[d];
+    if (a4_byte_strides(self, b->ndim, bstrides, strides, (size_t)b->itemsize, "the buffer protocol") < 0) goto done;
+  } else {
+    a4_c_strides(b->ndim, shape, strides);
+  }
+  r = a4_fill(self, b->buf, b->ndim, shape, strides, b->readonly, mv, "the buffer protocol");
+done:
+  Py_DECREF(mv);
+  return r;
+}
+
+/* ---- entry ------------------------------------------------------------------------------ */
+static int a4_has(PyObject *obj, const char *name) {
+  int r = PyObject_HasAttrString(obj, name); /* swallows errors (e.g. AttributeError for host memory) */
+  return r;
+}
+
+int bfpy_array4_import(bfpy_array4_object *self, PyObject *obj) {
+  PyObject *saved_type = NULL, *saved_value = NULL, *saved_tb = NULL;
+  if (a4_has(obj, "__dlpack__")) {
+    int r = a4_import_dlpack(self, obj);
+    if (r <= 0) return r;
+    PyErr_Fetch(&saved_type, &saved_value, &saved_tb); /* BufferError: try the others */
+  }
+  PyObject *ai = PyObject_GetAttrString(obj, "__array_interface__");
+  if (!ai) PyErr_Clear();
+  bool has_buffer = PyObject_CheckBuffer(obj);
+  if (!ai && !has_buffer && a4_has(obj, "__cuda_array_interface__")) {
+    Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
+    PyErr_Format(PyExc_TypeError,
+                 "%s: %.100s offers only __cuda_array_interface__ (device memory); importing it needs the CUDA build",
+                 a4_tname(self), Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  if (ai || has_buffer) {
+    Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
+    int r = ai ? a4_import_array_interface(self, obj, ai) : a4_import_buffer(self, obj);
+    Py_XDECREF(ai);
+    return r;
+  }
+  if (saved_type) {
+    PyErr_Restore(saved_type, saved_value, saved_tb);
+    return -1;
+  }
+  PyErr_Format(PyExc_TypeError,
+               "%s(): cannot view a %.100s: it offers none of __dlpack__, __cuda_array_interface__, "
+               "__array_interface__ or the buffer protocol",
+               a4_tname(self), Py_TYPE(obj)->tp_name);
+  return -1;
+}

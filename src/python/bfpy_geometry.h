@@ -1,0 +1,37 @@
+/* boxfab._core: private declarations shared by the files of the geometry
+ * family (bfpy_realvect.c, bfpy_realbox.c, bfpy_geometry*.c). */
+#ifndef BOXFAB_BFPY_GEOMETRY_H
+#define BOXFAB_BFPY_GEOMETRY_H
+
+#include "bfpy.h"
+
+/* Per-family init functions called by bfpy_init_geometry (bfpy_geometry.c). */
+int bfpy_init_realvect(PyObject *m, int dim);     /* RealVect, min, max */
+int bfpy_init_realbox(PyObject *m, int dim);      /* RealBox, AlmostEqual */
+int bfpy_init_periodicity(PyObject *m, int dim);  /* Periodicity */
+int bfpy_init_geometrydata(PyObject *m, int dim); /* GeometryData */
+
+/* A direction argument: an int in [-dim, dim) (negative counts from the end)
+ * into *d in [0, dim).  TypeError / OverflowError / IndexError otherwise. */
+int bfpy_geom_dir(PyObject *o, int dim, int *d, const char *what);
+
+/* True when `o` is a plain real scalar: int, float or an object with
+ * __float__ / __index__ that is neither a sequence nor a str/bytes. */
+bool bfpy_geom_is_real_scalar(PyObject *o);
+
+/* str of a double, Python repr style ("1.0", "0.1", "inf"). */
+PyObject *bfpy_geom_double_str(double v);
+
+/* "name(<lo list>, <hi list>)"-style helper: repr of a list of n doubles. */
+PyObject *bfpy_geom_reals_repr(const double *v, int n);
+
+/* tp_init adapter: call `fn` with vectorcall-style arguments (positional
+ * items, then the keyword values with their names in kwnames), so that
+ * constructors can use bfpy_bind for their overloads. */
+typedef int (*bfpy_geom_fastinit)(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+int bfpy_geom_init_fast(PyObject *self, PyObject *args, PyObject *kwds, bfpy_geom_fastinit fn);
+
+/* Vectorcall method signature used across the family. */
+#define BFPY_FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+#endif
