@@ -18,12 +18,14 @@ int main(int argc, char **argv) {
   long sizes[3] = {10000, 100000, 1000000};
   int nsizes = argc > 1 ? argc - 1 : 3;
   if (argc > 1)
-    for (int i = 0; i < nsizes && i < 3; ++i) sizes[i] = atol(argv[i + 1]);
+    for (int i = 0; i < nsizes && i < 3; ++i)
+      sizes[i] = atol(argv[i + 1]);
   printf("%9s %10s %10s %12s %12s %14s %14s\n", "boxes", "max_size", "hash", "sweep", "sweep/box", "brute sweep",
          "brute/box");
   for (int s = 0; s < nsizes && s < 3; ++s) {
     int k = 1;
-    while ((long)(k + 1) * (k + 1) * (k + 1) <= sizes[s]) ++k;
+    while ((long)(k + 1) * (k + 1) * (k + 1) <= sizes[s])
+      ++k;
     int lo[3] = {0, 0, 0}, hi[3] = {8 * k - 1, 8 * k - 1, 8 * k - 1};
     bf_box dom;
     bf_boxarray *ba = NULL;
@@ -55,7 +57,8 @@ int main(int argc, char **argv) {
       for (int64_t i = 0; i < n; ++i) {
         g = b[i];
         bf_box_grow(&g, (int[3]){1, 1, 1});
-        for (int64_t j = 0; j < n; ++j) bh += bf_box_intersects(&b[j], &g);
+        for (int64_t j = 0; j < n; ++j)
+          bh += bf_box_intersects(&b[j], &g);
       }
       t_brute = now() - t0;
       if (bh != hits) return 2;
@@ -63,8 +66,10 @@ int main(int argc, char **argv) {
     if (hits != (int64_t)(3 * k - 2) * (3 * k - 2) * (3 * k - 2)) return 3;
     printf("%9lld %8.2fms %8.2fms %10.3fms %10.3fus", (long long)n, t_max * 1e3, t_hash * 1e3, t_sweep * 1e3,
            t_sweep / (double)n * 1e6);
-    if (t_brute >= 0) printf(" %12.3fms %12.3fus\n", t_brute * 1e3, t_brute / (double)n * 1e6);
-    else printf(" %14s %14s\n", "-", "-");
+    if (t_brute >= 0)
+      printf(" %12.3fms %12.3fus\n", t_brute * 1e3, t_brute / (double)n * 1e6);
+    else
+      printf(" %14s %14s\n", "-", "-");
     bf_isect_list_free(&l);
     bf_boxarray_destroy(&ba);
   }

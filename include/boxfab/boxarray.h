@@ -173,8 +173,7 @@ BF_EXPORT void bf_isect_list_free(bf_isect_list *list);
  *  `box` (non-empty intersection).  first_only: stop after one result (the
  *  lowest-index one is not guaranteed then).  `box` must have the array's
  *  dimension and index type (BF_ERROR_TYPE).  An empty `box` meets nothing. */
-BF_EXPORT int bf_boxarray_intersections(const bf_boxarray *ba, const bf_box *box, bool first_only,
-                                        bf_isect_list *out);
+BF_EXPORT int bf_boxarray_intersections(const bf_boxarray *ba, const bf_box *box, bool first_only, bf_isect_list *out);
 
 /** *result = some box of `ba` meets `box` (same rules as intersections). */
 BF_EXPORT int bf_boxarray_intersects(const bf_boxarray *ba, const bf_box *box, bool *result);

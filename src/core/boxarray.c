@@ -39,7 +39,8 @@ int bf_boxarray_alloc(int dim, int64_t n, bf_boxarray **out) {
   ba->n = n;
   ba->capacity = n > 0 ? n : 1;
   ba->boxes = boxes;
-  for (int64_t i = 0; i < n; ++i) ba->boxes[i].dim = dim;
+  for (int64_t i = 0; i < n; ++i)
+    ba->boxes[i].dim = dim;
   *out = ba;
   return BF_SUCCESS;
 }
@@ -163,7 +164,8 @@ int bf_boxarray_numpts(const bf_boxarray *ba, int64_t *npts) {
 
 double bf_boxarray_d_numpts(const bf_boxarray *ba) {
   double total = 0.0;
-  for (int64_t i = 0; i < ba->n; ++i) total += bf_box_d_numpts(&ba->boxes[i]);
+  for (int64_t i = 0; i < ba->n; ++i)
+    total += bf_box_d_numpts(&ba->boxes[i]);
   return total;
 }
 
@@ -173,8 +175,10 @@ void bf_boxarray_minimal_box(const bf_boxarray *ba, bf_box *out) {
   for (int64_t i = 0; i < ba->n; ++i) {
     const bf_box *b = &ba->boxes[i];
     if (!bf_box_ok(b)) continue;
-    if (!any) r = *b;
-    else bf_box_minimal(&r, b, &r);
+    if (!any)
+      r = *b;
+    else
+      bf_box_minimal(&r, b, &r);
     any = true;
   }
   *out = r;
@@ -219,14 +223,15 @@ int bf_boxarray_clear(bf_boxarray **ba) {
 
 int bf_boxarray_resize(bf_boxarray **ba, int64_t n) {
   BF_CHECK(n >= 0, BF_ERROR_VALUE, "BoxArray size must be >= 0, got %lld", (long long)n);
-  BF_CHECK((uint64_t)n <= SIZE_MAX / sizeof(bf_box), BF_ERROR_MEMORY,
-           "a BoxArray of %lld boxes does not fit in memory", (long long)n);
+  BF_CHECK((uint64_t)n <= SIZE_MAX / sizeof(bf_box), BF_ERROR_MEMORY, "a BoxArray of %lld boxes does not fit in memory",
+           (long long)n);
   const bf_boxarray *cur = *ba;
   bf_box *boxes = malloc((size_t)(n > 0 ? n : 1) * sizeof *boxes);
   BF_CHECK(boxes != NULL, BF_ERROR_MEMORY, "out of memory for a BoxArray of %lld boxes", (long long)n);
   int64_t keep = n < cur->n ? n : cur->n;
   if (keep > 0) memcpy(boxes, cur->boxes, (size_t)keep * sizeof *boxes);
   bf_box empty = bf_boxarray_empty_box(cur->dim, cur->type);
-  for (int64_t i = keep; i < n; ++i) boxes[i] = empty;
+  for (int64_t i = keep; i < n; ++i)
+    boxes[i] = empty;
   return bf_boxarray_install(ba, boxes, n, cur->type);
 }

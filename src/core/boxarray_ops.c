@@ -50,8 +50,7 @@ int bf_boxarray_max_size(bf_boxarray **ba, const int *n) {
       for (int d = 0; d < cur->dim; ++d)
         BF_CHECK(!__builtin_mul_overflow(np, chop_pieces(chop_cells(b, d), n[d]), &np), BF_ERROR_OVERFLOW,
                  "max_size would make more than 2^63 boxes");
-    BF_CHECK(!__builtin_add_overflow(total, np, &total), BF_ERROR_OVERFLOW,
-             "max_size would make more than 2^63 boxes");
+    BF_CHECK(!__builtin_add_overflow(total, np, &total), BF_ERROR_OVERFLOW, "max_size would make more than 2^63 boxes");
   }
   /* each box gives >= 1 piece: total == n means nothing to chop; keep the
    * array (and its cached hash) */
@@ -78,7 +77,8 @@ int bf_boxarray_max_size(bf_boxarray **ba, const int *n) {
         if (k[d] > 1) chop_piece(b->lo[d], cells[d], k[d], j[d], (b->type >> d) & 1u, &p.lo[d], &p.hi[d]);
       out[m++] = p;
       int d = 0; /* next multi-index, direction 0 fastest */
-      while (d < cur->dim && ++j[d] == k[d]) j[d++] = 0;
+      while (d < cur->dim && ++j[d] == k[d])
+        j[d++] = 0;
       if (d == cur->dim) break;
     }
   }
@@ -118,8 +118,7 @@ int bf_boxarray_coarsen(bf_boxarray **ba, const int *ratio) {
 }
 
 int bf_boxarray_convert(bf_boxarray **ba, unsigned type) {
-  BF_CHECK((type >> (*ba)->dim) == 0, BF_ERROR_VALUE, "index type 0x%x has bits beyond dimension %d", type,
-           (*ba)->dim);
+  BF_CHECK((type >> (*ba)->dim) == 0, BF_ERROR_VALUE, "index type 0x%x has bits beyond dimension %d", type, (*ba)->dim);
   if (type == (*ba)->type) return BF_SUCCESS;
   return apply(ba, op_convert, &type, type);
 }
@@ -154,7 +153,8 @@ int bf_boxarray_coarsenable(const bf_boxarray *ba, const int *ratio, const int *
   for (int d = 0; d < ba->dim; ++d)
     BF_CHECK(min_width[d] >= 0, BF_ERROR_VALUE, "min_width must be >= 0, got %d in direction %d", min_width[d], d);
   bool ok = ba->n > 0;
-  for (int64_t i = 0; i < ba->n && ok; ++i) ok = box_coarsenable(&ba->boxes[i], ratio, min_width);
+  for (int64_t i = 0; i < ba->n && ok; ++i)
+    ok = box_coarsenable(&ba->boxes[i], ratio, min_width);
   *result = ok;
   return BF_SUCCESS;
 }

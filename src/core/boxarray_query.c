@@ -25,8 +25,8 @@
 struct bf_boxarray_hash {
   int dim;
   bool dense;
-  int64_t ext[BF_SPACEDIM_MAX];    /* bin size per direction (>= 1) */
-  int binlo[BF_SPACEDIM_MAX];      /* range of occupied bin coordinates */
+  int64_t ext[BF_SPACEDIM_MAX]; /* bin size per direction (>= 1) */
+  int binlo[BF_SPACEDIM_MAX];   /* range of occupied bin coordinates */
   int binhi[BF_SPACEDIM_MAX];
   int64_t stride[BF_SPACEDIM_MAX]; /* dense: linear index strides */
   int64_t nbins;                   /* dense: bins of the range; hashed: occupied bins */
@@ -70,7 +70,8 @@ static int64_t floor_div64(int64_t a, int64_t b) { return a / b - ((a % b != 0 &
 static int64_t bin_id(const struct bf_boxarray_hash *h, const int *k) {
   if (h->dense) {
     int64_t id = 0;
-    for (int d = 0; d < BF_SPACEDIM_MAX; ++d) id += (int64_t)(k[d] - h->binlo[d]) * h->stride[d];
+    for (int d = 0; d < BF_SPACEDIM_MAX; ++d)
+      id += (int64_t)(k[d] - h->binlo[d]) * h->stride[d];
     return id;
   }
   return h->table[find_slot(h, k)];
@@ -87,7 +88,8 @@ static int hash_build(const bf_boxarray *ba, struct bf_boxarray_hash **out) {
   BF_CHECK(h != NULL, BF_ERROR_MEMORY, "out of memory for the BoxArray query hash");
   h->dim = ba->dim;
   int64_t nonempty = 0;
-  for (int d = 0; d < BF_SPACEDIM_MAX; ++d) h->ext[d] = 1, h->binlo[d] = INT_MAX, h->binhi[d] = INT_MIN;
+  for (int d = 0; d < BF_SPACEDIM_MAX; ++d)
+    h->ext[d] = 1, h->binlo[d] = INT_MAX, h->binhi[d] = INT_MIN;
   for (int64_t i = 0; i < ba->n; ++i) {
     const bf_box *b = &ba->boxes[i];
     if (!bf_box_ok(b)) continue;
@@ -112,21 +114,26 @@ static int hash_build(const bf_boxarray *ba, struct bf_boxarray_hash **out) {
     ++m;
   }
   double cells = 1.0;
-  for (int d = 0; d < BF_SPACEDIM_MAX; ++d) cells *= nonempty ? (double)h->binhi[d] - h->binlo[d] + 1 : 1.0;
+  for (int d = 0; d < BF_SPACEDIM_MAX; ++d)
+    cells *= nonempty ? (double)h->binhi[d] - h->binlo[d] + 1 : 1.0;
   h->dense = nonempty > 0 && cells <= 8.0 * (double)nonempty + 4096.0;
   if (h->dense) {
     h->nbins = (int64_t)cells;
     int64_t st = 1;
-    for (int d = 0; d < BF_SPACEDIM_MAX; ++d) h->stride[d] = st, st *= (int64_t)h->binhi[d] - h->binlo[d] + 1;
-    for (int64_t t = 0; t < nonempty; ++t) binof[t] = bin_id(h, kb[t]);
+    for (int d = 0; d < BF_SPACEDIM_MAX; ++d)
+      h->stride[d] = st, st *= (int64_t)h->binhi[d] - h->binlo[d] + 1;
+    for (int64_t t = 0; t < nonempty; ++t)
+      binof[t] = bin_id(h, kb[t]);
   } else {
     int64_t tabsize = 2;
-    while (tabsize < 2 * nonempty) tabsize *= 2;
+    while (tabsize < 2 * nonempty)
+      tabsize *= 2;
     h->tabmask = tabsize - 1;
     h->table = malloc((size_t)tabsize * sizeof *h->table);
     h->key = malloc(nb * sizeof *h->key);
     if (!h->table || !h->key) return hash_fail(h, kb, binof, ba->n);
-    for (int64_t s = 0; s < tabsize; ++s) h->table[s] = -1;
+    for (int64_t s = 0; s < tabsize; ++s)
+      h->table[s] = -1;
     for (int64_t t = 0; t < nonempty; ++t) {
       int64_t s = find_slot(h, kb[t]);
       if (h->table[s] < 0) {
@@ -142,8 +149,10 @@ static int hash_build(const bf_boxarray *ba, struct bf_boxarray_hash **out) {
   h->order = malloc(nb * sizeof *h->order);
   h->sorted = malloc(nb * sizeof *h->sorted);
   if (!h->start || !h->order || !h->sorted) return hash_fail(h, kb, binof, ba->n);
-  for (int64_t t = 0; t < nonempty; ++t) ++h->start[binof[t] + 1];
-  for (int64_t b = 0; b < h->nbins; ++b) h->start[b + 1] += h->start[b];
+  for (int64_t t = 0; t < nonempty; ++t)
+    ++h->start[binof[t] + 1];
+  for (int64_t b = 0; b < h->nbins; ++b)
+    h->start[b + 1] += h->start[b];
   /* fill bin by bin with a cursor per bin: reuse binof as the cursor of each box's bin */
   int64_t *cursor = malloc((size_t)(h->nbins > 0 ? h->nbins : 1) * sizeof *cursor);
   if (!cursor) return hash_fail(h, kb, binof, ba->n);
@@ -217,8 +226,8 @@ static int check_query(const bf_boxarray *ba, const bf_box *box) {
 }
 
 /* Scan bin b: push the boxes meeting q.  Returns 1 when done (first_only hit). */
-static int scan_bin(const struct bf_boxarray_hash *h, int64_t b, const bf_box *q, bool first_only,
-                    bf_isect_list *out, int *status) {
+static int scan_bin(const struct bf_boxarray_hash *h, int64_t b, const bf_box *q, bool first_only, bf_isect_list *out,
+                    int *status) {
   for (int64_t t = h->start[b]; t < h->start[b + 1]; ++t) {
     if (!bf_box_intersects(&h->sorted[t], q)) continue;
     if ((*status = list_push(out, h->order[t])) != BF_SUCCESS) return 1;
@@ -234,7 +243,8 @@ static void sort_indices(int64_t *v, int64_t n) {
   }
   for (int64_t i = 1; i < n; ++i) { /* insertion sort: the usual handful of results */
     int64_t x = v[i], j = i;
-    for (; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+    for (; j > 0 && v[j - 1] > x; --j)
+      v[j] = v[j - 1];
     v[j] = x;
   }
 }
@@ -264,7 +274,8 @@ int bf_boxarray_intersections(const bf_boxarray *ba, const bf_box *box, bool fir
   if (!h->dense && nrange > (double)h->nbins) { /* fewer bins exist than the range has: walk them */
     for (int64_t b = 0; b < h->nbins && !done; ++b) {
       bool in = true;
-      for (int d = 0; d < BF_SPACEDIM_MAX; ++d) in = in && h->key[b][d] >= lo[d] && h->key[b][d] <= hi[d];
+      for (int d = 0; d < BF_SPACEDIM_MAX; ++d)
+        in = in && h->key[b][d] >= lo[d] && h->key[b][d] <= hi[d];
       if (in) done = scan_bin(h, b, box, first_only, out, &status);
     }
   } else {
@@ -274,7 +285,8 @@ int bf_boxarray_intersections(const bf_boxarray *ba, const bf_box *box, bool fir
       int64_t id = bin_id(h, k);
       if (id >= 0) done = scan_bin(h, id, box, first_only, out, &status);
       int d = 0;
-      while (d < BF_SPACEDIM_MAX && k[d] == hi[d]) k[d] = lo[d], ++d;
+      while (d < BF_SPACEDIM_MAX && k[d] == hi[d])
+        k[d] = lo[d], ++d;
       if (d == BF_SPACEDIM_MAX) break;
       ++k[d];
     }
@@ -284,7 +296,8 @@ int bf_boxarray_intersections(const bf_boxarray *ba, const bf_box *box, bool fir
     return status;
   }
   sort_indices(out->index, out->count);
-  for (int64_t t = 0; t < out->count; ++t) bf_box_intersection(&ba->boxes[out->index[t]], box, &out->box[t]);
+  for (int64_t t = 0; t < out->count; ++t)
+    bf_box_intersection(&ba->boxes[out->index[t]], box, &out->box[t]);
   return BF_SUCCESS;
 }
 
@@ -298,7 +311,8 @@ int bf_boxarray_intersects(const bf_boxarray *ba, const bf_box *box, bool *resul
 
 int bf_boxarray_contains_point(const bf_boxarray *ba, const int *p, bool *result) {
   bf_box q = {.dim = ba->dim, .type = ba->type};
-  for (int d = 0; d < ba->dim; ++d) q.lo[d] = q.hi[d] = p[d];
+  for (int d = 0; d < ba->dim; ++d)
+    q.lo[d] = q.hi[d] = p[d];
   return bf_boxarray_intersects(ba, &q, result);
 }
 
@@ -347,14 +361,17 @@ int bf_boxarray_contains(const bf_boxarray *ba, const bf_box *box, bool *result)
   box_vec cur = {0}, next = {0};
   int s = bf_boxarray_intersections(ba, box, false, &l);
   double covered = 0.0; /* quick reject: the pieces cannot cover the box */
-  for (int64_t t = 0; s == BF_SUCCESS && t < l.count; ++t) covered += bf_box_d_numpts(&l.box[t]);
+  for (int64_t t = 0; s == BF_SUCCESS && t < l.count; ++t)
+    covered += bf_box_d_numpts(&l.box[t]);
   if (s == BF_SUCCESS && covered >= bf_box_d_numpts(box)) {
     s = vec_push(&cur, box);
     for (int64_t t = 0; s == BF_SUCCESS && t < l.count && cur.n > 0; ++t) {
       next.n = 0;
       for (int64_t r = 0; s == BF_SUCCESS && r < cur.n; ++r) {
-        if (bf_box_intersects(&cur.b[r], &l.box[t])) s = push_difference(&next, cur.b[r], &l.box[t]);
-        else s = vec_push(&next, &cur.b[r]);
+        if (bf_box_intersects(&cur.b[r], &l.box[t]))
+          s = push_difference(&next, cur.b[r], &l.box[t]);
+        else
+          s = vec_push(&next, &cur.b[r]);
       }
       box_vec tmp = cur;
       cur = next, next = tmp;

@@ -38,7 +38,8 @@ static int cmp_weight(const void *pa, const void *pb) {
 static void assign_sfc(item *it, int64_t n, int nprocs, int *pmap) {
   qsort(it, (size_t)n, sizeof *it, cmp_morton);
   double total = 0.0;
-  for (int64_t k = 0; k < n; ++k) total += it[k].w;
+  for (int64_t k = 0; k < n; ++k)
+    total += it[k].w;
   bool unit = !(total > 0.0); /* only empty boxes: count boxes instead */
   if (unit) total = (double)n;
   double before = 0.0;
@@ -53,7 +54,8 @@ static void assign_sfc(item *it, int64_t n, int nprocs, int *pmap) {
 
 static void assign_round_robin(item *it, int64_t n, int nprocs, int *pmap) {
   qsort(it, (size_t)n, sizeof *it, cmp_weight);
-  for (int64_t k = 0; k < n; ++k) pmap[it[k].i] = (int)(k % nprocs);
+  for (int64_t k = 0; k < n; ++k)
+    pmap[it[k].i] = (int)(k % nprocs);
 }
 
 /* Min-heap of ranks by (load, rank). */
@@ -62,7 +64,9 @@ typedef struct {
   int rank;
 } slot;
 
-static int slot_less(const slot *a, const slot *b) { return a->load < b->load || (a->load == b->load && a->rank < b->rank); }
+static int slot_less(const slot *a, const slot *b) {
+  return a->load < b->load || (a->load == b->load && a->rank < b->rank);
+}
 
 static void sift_down(slot *h, int64_t m, int64_t k) {
   for (;;) {
@@ -82,7 +86,8 @@ static int assign_knapsack(item *it, int64_t n, int nprocs, int *pmap) {
   int64_t m = n < nprocs ? n : nprocs;
   slot *h = malloc((size_t)(m > 0 ? m : 1) * sizeof *h);
   BF_CHECK(h != NULL, BF_ERROR_MEMORY, "out of memory for the knapsack of %lld ranks", (long long)m);
-  for (int64_t k = 0; k < m; ++k) h[k] = (slot){0.0, (int)k}; /* already a heap */
+  for (int64_t k = 0; k < m; ++k)
+    h[k] = (slot){0.0, (int)k}; /* already a heap */
   for (int64_t k = 0; k < n; ++k) {
     pmap[it[k].i] = h[0].rank;
     h[0].load += it[k].w;
@@ -104,7 +109,8 @@ int bf_distmap_create_balanced(const bf_boxarray *ba, int nprocs, bf_distmap_str
     return BF_SUCCESS;
   }
   if (strategy == BF_DISTMAP_SFC && n <= nprocs) {
-    for (int64_t k = 0; k < n; ++k) dm->pmap[k] = (int)k;
+    for (int64_t k = 0; k < n; ++k)
+      dm->pmap[k] = (int)k;
     *out = dm;
     return BF_SUCCESS;
   }
@@ -128,9 +134,15 @@ int bf_distmap_create_balanced(const bf_boxarray *ba, int nprocs, bf_distmap_str
   }
   int s = BF_SUCCESS;
   switch (strategy) {
-  case BF_DISTMAP_SFC: assign_sfc(it, n, nprocs, dm->pmap); break;
-  case BF_DISTMAP_ROUND_ROBIN: assign_round_robin(it, n, nprocs, dm->pmap); break;
-  case BF_DISTMAP_KNAPSACK: s = assign_knapsack(it, n, nprocs, dm->pmap); break;
+  case BF_DISTMAP_SFC:
+    assign_sfc(it, n, nprocs, dm->pmap);
+    break;
+  case BF_DISTMAP_ROUND_ROBIN:
+    assign_round_robin(it, n, nprocs, dm->pmap);
+    break;
+  case BF_DISTMAP_KNAPSACK:
+    s = assign_knapsack(it, n, nprocs, dm->pmap);
+    break;
   }
   free(it);
   if (s != BF_SUCCESS) {

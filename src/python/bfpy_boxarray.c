@@ -25,6 +25,11 @@
 
 static PyObject *ret_self(PyObject *self) { return Py_NewRef(self); }
 
+/* A sequence or iterable that is not text (Vector_int, lists, generators...). */
+static bool is_iterable(PyObject *o) {
+  return !PyUnicode_Check(o) && !PyBytes_Check(o) && (PySequence_Check(o) || Py_TYPE(o)->tp_iter != NULL);
+}
+
 /* AMReX's text form of a box: ((lo) (hi) (type)). */
 static void box_text(const bf_box *b, char *buf, size_t size) {
   char part[3][48];
@@ -126,8 +131,7 @@ static int ba_init(PyObject *self, PyObject *args, PyObject *kwds) {
     bf_boxarray *other = bfpy_as_boxarray(a0, dim, "BoxArray(other)");
     if (!other) return -1;
     ba = bf_boxarray_retain(other); /* shared: copy on write keeps them apart */
-  } else if (n == 1 && !PyUnicode_Check(a0) && !PyBytes_Check(a0) &&
-             (PySequence_Check(a0) || PyIter_Check(a0))) {
+  } else if (n == 1 && is_iterable(a0)) {
     if (ba_from_sequence(a0, dim, &ba) < 0) return -1;
   } else {
     PyErr_Format(PyExc_TypeError, "BoxArray(): incompatible arguments; supported signatures: %s", sigs);
@@ -270,8 +274,8 @@ static int ba_dir_arg(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
 
 static PyObject *ba_enclosed_cells(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   int dir;
-  if (ba_dir_arg(self, args, nargs, kwnames, "enclosed_cells", "enclosed_cells(), enclosed_cells(dir: int, /)",
-                 &dir) < 0)
+  if (ba_dir_arg(self, args, nargs, kwnames, "enclosed_cells", "enclosed_cells(), enclosed_cells(dir: int, /)", &dir) <
+      0)
     return NULL;
   if (bfpy_check(bf_boxarray_enclosed_cells(&BA(self), dir)) < 0) return NULL;
   return ret_self(self);
@@ -279,8 +283,8 @@ static PyObject *ba_enclosed_cells(PyObject *self, PyObject *const *args, Py_ssi
 
 static PyObject *ba_surrounding_nodes(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   int dir;
-  if (ba_dir_arg(self, args, nargs, kwnames, "surrounding_nodes",
-                 "surrounding_nodes(), surrounding_nodes(dir: int, /)", &dir) < 0)
+  if (ba_dir_arg(self, args, nargs, kwnames, "surrounding_nodes", "surrounding_nodes(), surrounding_nodes(dir: int, /)",
+                 &dir) < 0)
     return NULL;
   if (bfpy_check(bf_boxarray_surrounding_nodes(&BA(self), dir)) < 0) return NULL;
   return ret_self(self);
@@ -364,8 +368,10 @@ static PyObject *ba_intersections(PyObject *self, PyObject *const *args, Py_ssiz
   for (int64_t k = 0; res && k < l.count; ++k) {
     PyObject *b = bfpy_box_new(&l.box[k]);
     PyObject *t = b ? Py_BuildValue("(LN)", (long long)l.index[k], b) : NULL;
-    if (!t) Py_CLEAR(res);
-    else PyList_SET_ITEM(res, (Py_ssize_t)k, t);
+    if (!t)
+      Py_CLEAR(res);
+    else
+      PyList_SET_ITEM(res, (Py_ssize_t)k, t);
   }
   bf_isect_list_free(&l);
   return res;
@@ -424,13 +430,14 @@ static PyObject *ba_repr(PyObject *self) {
   Py_XDECREF(sep);
   Py_DECREF(parts);
   if (!joined) return NULL;
-  PyObject *r = PyUnicode_FromFormat("<BoxArray%dD of %lld boxes: %U%s>", BADIM(self), (long long)n, joined,
-                                     n > 4 ? " ..." : "");
+  PyObject *r =
+      PyUnicode_FromFormat("<BoxArray%dD of %lld boxes: %U%s>", BADIM(self), (long long)n, joined, n > 4 ? " ..." : "");
   Py_DECREF(joined);
   return r;
 }
 
-#define BA_FAST(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc}
+#define BA_FAST(name, fn, doc)                                                                                         \
+  { name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc }
 
 static PyMethodDef ba_methods[] = {
     BA_FAST("define", ba_define, "define(b: Box, /) -> None: reset to the single box b."),
@@ -534,9 +541,12 @@ static int dm_strategy(PyObject *o, bf_distmap_strategy *out) {
   }
   const char *s = PyUnicode_AsUTF8(o);
   if (!s) return -1;
-  if (!strcmp(s, "sfc")) *out = BF_DISTMAP_SFC;
-  else if (!strcmp(s, "roundrobin") || !strcmp(s, "round_robin")) *out = BF_DISTMAP_ROUND_ROBIN;
-  else if (!strcmp(s, "knapsack")) *out = BF_DISTMAP_KNAPSACK;
+  if (!strcmp(s, "sfc"))
+    *out = BF_DISTMAP_SFC;
+  else if (!strcmp(s, "roundrobin") || !strcmp(s, "round_robin"))
+    *out = BF_DISTMAP_ROUND_ROBIN;
+  else if (!strcmp(s, "knapsack"))
+    *out = BF_DISTMAP_KNAPSACK;
   else {
     PyErr_Format(PyExc_ValueError, "unknown strategy '%s' (use \"sfc\", \"roundrobin\" or \"knapsack\")", s);
     return -1;
@@ -602,8 +612,7 @@ static int dm_define_impl(PyObject *self, PyObject *const *args, Py_ssize_t narg
       dm_set(self, other ? bf_distmap_retain(other) : NULL);
       return 0;
     }
-    if (!PyUnicode_Check(a[0]) && !PyBytes_Check(a[0]) && !bfpy_is(a[0], BFPY_T_DISTMAP, -1) &&
-        (PySequence_Check(a[0]) || PyIter_Check(a[0]))) {
+    if (!bfpy_is(a[0], BFPY_T_DISTMAP, -1) && is_iterable(a[0])) {
       bf_distmap *dm = NULL;
       if (dm_from_pmap(a[0], &dm) < 0) return -1;
       dm_set(self, dm);
@@ -622,7 +631,8 @@ static int dm_init(PyObject *self, PyObject *args, PyObject *kwds) {
     PyErr_Format(PyExc_TypeError, "DistributionMapping() takes at most 3 arguments (%zd given)", nargs + nkw);
     return -1;
   }
-  for (Py_ssize_t i = 0; i < nargs; ++i) stack[i] = PyTuple_GET_ITEM(args, i);
+  for (Py_ssize_t i = 0; i < nargs; ++i)
+    stack[i] = PyTuple_GET_ITEM(args, i);
   PyObject *kwnames = NULL;
   if (nkw) {
     kwnames = PyTuple_New(nkw);
@@ -674,8 +684,10 @@ static PyObject *dm_processor_map(PyObject *self, PyObject *noargs) {
   PyObject *list = PyList_New((Py_ssize_t)n);
   for (int64_t i = 0; list && i < n; ++i) {
     PyObject *r = PyLong_FromLong(bf_distmap_data(DM(self))[i]);
-    if (!r) Py_CLEAR(list);
-    else PyList_SET_ITEM(list, (Py_ssize_t)i, r);
+    if (!r)
+      Py_CLEAR(list);
+    else
+      PyList_SET_ITEM(list, (Py_ssize_t)i, r);
   }
   if (!list) return NULL;
   PyTypeObject *vt = bfpy_types[DMDIM(self)][BFPY_T_VECTOR_INT];
@@ -713,8 +725,10 @@ static Py_ssize_t dm_len(PyObject *self) { return (Py_ssize_t)dm_size(self); }
 static PyObject *dm_richcompare(PyObject *a, PyObject *b, int op) {
   if ((op != Py_EQ && op != Py_NE) || !bfpy_is(b, BFPY_T_DISTMAP, -1)) Py_RETURN_NOTIMPLEMENTED;
   bool eq;
-  if (!DM(a) || !DM(b)) eq = dm_size(a) == 0 && dm_size(b) == 0;
-  else eq = bf_distmap_equal(DM(a), DM(b));
+  if (!DM(a) || !DM(b))
+    eq = dm_size(a) == 0 && dm_size(b) == 0;
+  else
+    eq = bf_distmap_equal(DM(a), DM(b));
   eq = eq && DMDIM(a) == DMDIM(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
@@ -732,8 +746,8 @@ static PyObject *dm_repr(PyObject *self) {
     }
     Py_DECREF(r);
   }
-  PyObject *s = PyUnicode_FromFormat("<DistributionMapping of %lld boxes: ranks %R%s>", (long long)n, head,
-                                     n > 16 ? " ..." : "");
+  PyObject *s =
+      PyUnicode_FromFormat("<DistributionMapping of %lld boxes: ranks %R%s>", (long long)n, head, n > 16 ? " ..." : "");
   Py_DECREF(head);
   return s;
 }

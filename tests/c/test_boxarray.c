@@ -101,7 +101,8 @@ static void test_copy_on_write(void) {
   BFT_FAILS(bf_boxarray_refine(&owner, zero), BF_ERROR_VALUE);
   BFT_CHECK(owner == h8 && bf_boxarray_refcount(owner) == 2);
   bf_boxarray *all[] = {owner, holder, h2, h3, h4, h5, h6, h7, h8};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) bf_boxarray_destroy(&all[i]);
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    bf_boxarray_destroy(&all[i]);
 }
 
 /* Every piece inside its source, at most n cells per side, pairwise disjoint
@@ -124,9 +125,11 @@ static void check_tiling(const bf_box *src, int64_t nsrc, const bf_boxarray *ba,
     bf_box_numpts(&c, &np);
     cells += np;
     bool in_some = false;
-    for (int64_t s = 0; s < nsrc; ++s) in_some = in_some || bf_box_contains_box(&src[s], &p[i]);
+    for (int64_t s = 0; s < nsrc; ++s)
+      in_some = in_some || bf_box_contains_box(&src[s], &p[i]);
     inside = inside && in_some;
-    for (int d = 0; d < c.dim; ++d) small = small && bf_box_length(&c, d) <= n[d];
+    for (int d = 0; d < c.dim; ++d)
+      small = small && bf_box_length(&c, d) <= n[d];
     for (int64_t j = 0; j < i; ++j) {
       bf_box e = p[j];
       bf_box_enclosed_cells(&e, -1);
@@ -210,7 +213,8 @@ static void test_max_size_near_equal(void) {
 
 static void test_refine_coarsen_convert(void) {
   bf_box src[20];
-  for (int i = 0; i < 20; ++i) src[i] = random_box(3, 50, 10);
+  for (int i = 0; i < 20; ++i)
+    src[i] = random_box(3, 50, 10);
   bf_boxarray *ba = NULL;
   BFT_OK(bf_boxarray_create_from_boxes(3, 20, src, &ba));
   int r[3] = {2, 3, 4};
@@ -223,7 +227,8 @@ static void test_refine_coarsen_convert(void) {
   }
   BFT_CHECK(same);
   BFT_OK(bf_boxarray_coarsen(&ba, r));
-  for (int i = 0; i < 20; ++i) same = same && bf_box_equal(&src[i], &bf_boxarray_data(ba)[i]);
+  for (int i = 0; i < 20; ++i)
+    same = same && bf_box_equal(&src[i], &bf_boxarray_data(ba)[i]);
   BFT_CHECK(same);
   /* floor coarsening of negative indices */
   bf_box neg = mkbox(1, -5, 0, 0, -1, 0, 0);
@@ -352,7 +357,8 @@ static void test_intersections_match_brute_force(void) {
       /* span 10^6: scattered boxes (hashed bins); else mostly a dense bin grid */
       int n = rnd(0, 60), maxlen = rnd(1, 20), span = trial % 3 == 0 ? 1000000 : rnd(1, 80);
       bf_box *boxes = malloc((size_t)(n > 0 ? n : 1) * sizeof *boxes);
-      for (int i = 0; i < n; ++i) boxes[i] = random_box(dim, span, maxlen); /* overlapping in general */
+      for (int i = 0; i < n; ++i)
+        boxes[i] = random_box(dim, span, maxlen); /* overlapping in general */
       if (n > 2) boxes[1] = empty_box(dim);
       bf_boxarray *ba = NULL;
       BFT_OK(bf_boxarray_create_from_boxes(dim, n, boxes, &ba));
@@ -367,7 +373,8 @@ static void test_intersections_match_brute_force(void) {
         all = all && check_query(ba, &qb, &l);
       }
       bf_box huge = mkbox(dim, INT_MIN, INT_MIN, INT_MIN, INT_MAX, INT_MAX, INT_MAX);
-      for (int d = dim; d < 3; ++d) huge.lo[d] = huge.hi[d] = 0;
+      for (int d = dim; d < 3; ++d)
+        huge.lo[d] = huge.hi[d] = 0;
       all = all && check_query(ba, &huge, &l) && l.count == n - (n > 2);
       BFT_CHECK(all);
       free(boxes);
@@ -407,7 +414,8 @@ static void test_contains(void) {
   for (int trial = 0; trial < 40; ++trial) {
     int n = rnd(1, 8);
     bf_box boxes[8];
-    for (int i = 0; i < n; ++i) boxes[i] = random_box(2, 6, 6);
+    for (int i = 0; i < n; ++i)
+      boxes[i] = random_box(2, 6, 6);
     bf_boxarray *ba = NULL;
     BFT_OK(bf_boxarray_create_from_boxes(2, n, boxes, &ba));
     bool all = true;
@@ -418,7 +426,8 @@ static void test_contains(void) {
         for (int y = qb.lo[1]; y <= qb.hi[1]; ++y) {
           int p[2] = {x, y};
           bool in = false;
-          for (int i = 0; i < n; ++i) in = in || bf_box_contains(&boxes[i], p);
+          for (int i = 0; i < n; ++i)
+            in = in || bf_box_contains(&boxes[i], p);
           bool got;
           all = all && bf_boxarray_contains_point(ba, p, &got) == BF_SUCCESS && got == in;
           covered = covered && in;
@@ -468,10 +477,12 @@ static void test_concurrent_queries(void) {
     a[i] = (thread_arg){ba, 0};
     pthread_create(&t[i], NULL, query_thread, &a[i]);
   }
-  for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
+  for (int i = 0; i < 4; ++i)
+    pthread_join(t[i], NULL);
   /* 8^3 boxes; a grown box meets 3^3 boxes inside, fewer at the faces:
    * sum over boxes = (sum over x of neighbours in x)^3 = (8 * 3 - 2)^3 */
-  for (int i = 0; i < 4; ++i) BFT_CHECK(a[i].hits == 22 * 22 * 22);
+  for (int i = 0; i < 4; ++i)
+    BFT_CHECK(a[i].hits == 22 * 22 * 22);
   bf_boxarray_destroy(&ba);
 }
 

@@ -51,7 +51,8 @@ static void test_from_pmap(void) {
  * random sizes, some boxes then refined to vary the weights. */
 static bf_boxarray *random_boxarray(int dim) {
   int lo[3] = {rnd(-20, 20), rnd(-20, 20), rnd(-20, 20)}, hi[3];
-  for (int d = 0; d < 3; ++d) hi[d] = lo[d] + rnd(1, dim == 3 ? 20 : 60);
+  for (int d = 0; d < 3; ++d)
+    hi[d] = lo[d] + rnd(1, dim == 3 ? 20 : 60);
   bf_box dom = mkbox(dim, lo, hi);
   bf_boxarray *ba = NULL;
   bf_boxarray_create_box(&dom, &ba);
@@ -82,8 +83,7 @@ static void check_balanced(const bf_boxarray *ba, int nprocs, bf_distmap_strateg
   *bounded = ok && lmax <= total / nprocs + wmax + 1e-9;
   /* deterministic */
   bf_distmap *again = NULL;
-  if (bf_distmap_create_balanced(ba, nprocs, s, &again) != BF_SUCCESS || !bf_distmap_equal(dm, again))
-    *valid = false;
+  if (bf_distmap_create_balanced(ba, nprocs, s, &again) != BF_SUCCESS || !bf_distmap_equal(dm, again)) *valid = false;
   bf_distmap_destroy(&again);
   free(load);
   bf_distmap_destroy(&dm);
@@ -184,13 +184,15 @@ static void test_few_boxes_and_errors(void) {
     BFT_OK(bf_distmap_create_balanced(ba, 100, (bf_distmap_strategy)s, &dm));
     bool distinct = true;
     for (int i = 0; i < 8; ++i)
-      for (int j = 0; j < i; ++j) distinct = distinct && bf_distmap_data(dm)[i] != bf_distmap_data(dm)[j];
+      for (int j = 0; j < i; ++j)
+        distinct = distinct && bf_distmap_data(dm)[i] != bf_distmap_data(dm)[j];
     BFT_CHECK(distinct);
     bf_distmap_destroy(&dm);
   }
   BFT_OK(bf_distmap_create_balanced(ba, 1, BF_DISTMAP_SFC, &dm));
   bool zero = true;
-  for (int i = 0; i < 8; ++i) zero = zero && bf_distmap_data(dm)[i] == 0;
+  for (int i = 0; i < 8; ++i)
+    zero = zero && bf_distmap_data(dm)[i] == 0;
   BFT_CHECK(zero);
   bf_distmap_destroy(&dm);
   BFT_FAILS(bf_distmap_create_balanced(ba, 0, BF_DISTMAP_SFC, &dm), BF_ERROR_VALUE);
@@ -206,7 +208,8 @@ static void test_few_boxes_and_errors(void) {
   for (int s = 0; s < 3; ++s) {
     BFT_OK(bf_distmap_create_balanced(ba, 3, (bf_distmap_strategy)s, &dm));
     bool valid = bf_distmap_size(dm) == 10;
-    for (int i = 0; i < 10 && valid; ++i) valid = bf_distmap_data(dm)[i] >= 0 && bf_distmap_data(dm)[i] < 3;
+    for (int i = 0; i < 10 && valid; ++i)
+      valid = bf_distmap_data(dm)[i] >= 0 && bf_distmap_data(dm)[i] < 3;
     BFT_CHECK(valid);
     bf_distmap_destroy(&dm);
   }

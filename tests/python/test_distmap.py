@@ -49,6 +49,11 @@ def test_from_pmap_sequences(amr):
         dm = amr.DistributionMapping(src)
         want = list(range(3)) if isinstance(src, range) else pm
         assert ranks(dm) == want and list(dm.ProcessorMap()) == want and list(dm) == want
+    class OnlyIter:  # like a Vector_int that offers iteration only
+        def __iter__(self):
+            return iter(pm)
+
+    assert ranks(amr.DistributionMapping(OnlyIter())) == pm
     dm = amr.DistributionMapping(pm)
     assert dm.size == 5 and dm.capacity >= 5 and not dm.empty
     assert dm[-1] == 0 and dm[-5] == 0 and dm[1] == 2
