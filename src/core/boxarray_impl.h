@@ -1,18 +1,36 @@
-/* Private layout of bf_boxarray. */
+/* Private layout of bf_boxarray and helpers shared by src/core/boxarray*.c. */
 #ifndef BOXFAB_BOXARRAY_IMPL_H
 #define BOXFAB_BOXARRAY_IMPL_H
 
 #include "boxfab/boxarray.h"
 #include "object.h"
 
+struct bf_boxarray_hash; /* spatial hash for queries (boxarray_query.c) */
+
 struct bf_boxarray {
   bf_object obj;
   int dim;
+  unsigned type; /* index type of every box (kept when empty) */
   int64_t n, capacity;
   bf_box *boxes;
+  struct bf_boxarray_hash *hash; /* built on first query; access with __atomic builtins */
 };
 
-/* A new BoxArray with n boxes of dimension dim (zeroed, dim set). */
+/* A new BoxArray with n boxes of dimension dim (zeroed, dim set, cell type). */
 int bf_boxarray_alloc(int dim, int64_t n, bf_boxarray **out);
+
+/* Give *ba the `n` boxes `boxes` (malloc'ed, ownership taken in every case)
+ * of index type `type`: in place when *ba is unshared, otherwise *ba is
+ * replaced by a new array (copy on write).  Drops the cached hash. */
+int bf_boxarray_install(bf_boxarray **ba, bf_box *boxes, int64_t n, unsigned type);
+
+/* Drop the cached query hash (call after changing boxes of an unshared array). */
+void bf_boxarray_invalidate(bf_boxarray *ba);
+
+/* Free a hash (NULL allowed). */
+void bf_boxarray_hash_free(struct bf_boxarray_hash *h);
+
+/* The empty box of dimension dim and type type: lo = 1, hi = 0 (AMReX's Box()). */
+bf_box bf_boxarray_empty_box(int dim, unsigned type);
 
 #endif
