@@ -96,6 +96,11 @@ PyObject *bfpy_dim_mismatch(const char *what, int expected, int got);
 int bfpy_bind(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *const *names,
               int nrequired, PyObject **out, bool raise);
 
+/* A constructor written as a vectorcall: tp_init lays out (args, kwds) as a
+ * stack + kwnames for `fn` (at most 16 arguments). */
+typedef int (*bfpy_fastinit)(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+int bfpy_init_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastinit fn);
+
 /* TypeError "<func>(): no overload matches the arguments (<types>); <sigs>". */
 PyObject *bfpy_no_overload(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                            const char *signatures);

@@ -144,32 +144,8 @@ static int box_init_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   return bfpy_check(bf_box_define(dim, lo.v, hi.v, type, BOX(self)));
 }
 
-/* tp_init receives a tuple and a dict: lay them out as a vectorcall for bfpy_bind. */
 static int box_tp_init(PyObject *self, PyObject *args, PyObject *kwds) {
-  Py_ssize_t nargs = PyTuple_GET_SIZE(args), nkw = kwds ? PyDict_GET_SIZE(kwds) : 0;
-  if (nargs + nkw > 3) {
-    PyErr_Format(PyExc_TypeError, "Box() takes at most 3 arguments (%zd given); supported signatures: %s",
-                 nargs + nkw, box_signatures);
-    return -1;
-  }
-  PyObject *stack[3];
-  for (Py_ssize_t i = 0; i < nargs; ++i) stack[i] = PyTuple_GET_ITEM(args, i);
-  PyObject *kwnames = NULL;
-  if (nkw) {
-    kwnames = PyTuple_New(nkw);
-    if (!kwnames) return -1;
-    Py_ssize_t pos = 0, k = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(kwds, &pos, &key, &value)) {
-      Py_INCREF(key);
-      PyTuple_SET_ITEM(kwnames, k, key);
-      stack[nargs + k] = value;
-      ++k;
-    }
-  }
-  int r = box_init_fast(self, stack, nargs, kwnames);
-  Py_XDECREF(kwnames);
-  return r;
+  return bfpy_init_vectorcall(self, args, kwds, box_init_fast);
 }
 
 /* ---- text ------------------------------------------------------------------------------ */

@@ -624,29 +624,12 @@ static int dm_define_impl(PyObject *self, PyObject *const *args, Py_ssize_t narg
   return -1;
 }
 
+static int dm_init_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return dm_define_impl(self, args, nargs, kwnames, true);
+}
+
 static int dm_init(PyObject *self, PyObject *args, PyObject *kwds) {
-  Py_ssize_t nargs = PyTuple_GET_SIZE(args), nkw = kwds ? PyDict_GET_SIZE(kwds) : 0;
-  PyObject *stack[8];
-  if (nargs + nkw > 8) {
-    PyErr_Format(PyExc_TypeError, "DistributionMapping() takes at most 3 arguments (%zd given)", nargs + nkw);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs; ++i)
-    stack[i] = PyTuple_GET_ITEM(args, i);
-  PyObject *kwnames = NULL;
-  if (nkw) {
-    kwnames = PyTuple_New(nkw);
-    if (!kwnames) return -1;
-    Py_ssize_t pos = 0, k = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(kwds, &pos, &key, &value)) {
-      PyTuple_SET_ITEM(kwnames, k, Py_NewRef(key));
-      stack[nargs + k++] = value;
-    }
-  }
-  int r = dm_define_impl(self, stack, nargs, kwnames, true);
-  Py_XDECREF(kwnames);
-  return r;
+  return bfpy_init_vectorcall(self, args, kwds, dm_init_fast);
 }
 
 static PyObject *dm_define(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {

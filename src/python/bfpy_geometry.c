@@ -149,7 +149,7 @@ static int geom_init_fast(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 static int geom_init(PyObject *self, PyObject *args, PyObject *kwds) {
-  return bfpy_geom_init_fast(self, args, kwds, geom_init_fast);
+  return bfpy_init_vectorcall(self, args, kwds, geom_init_fast);
 }
 
 static PyObject *geom_define(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {

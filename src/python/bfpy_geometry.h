@@ -25,12 +25,6 @@ PyObject *bfpy_geom_double_str(double v);
 /* "name(<lo list>, <hi list>)"-style helper: repr of a list of n doubles. */
 PyObject *bfpy_geom_reals_repr(const double *v, int n);
 
-/* tp_init adapter: call `fn` with vectorcall-style arguments (positional
- * items, then the keyword values with their names in kwnames), so that
- * constructors can use bfpy_bind for their overloads. */
-typedef int (*bfpy_geom_fastinit)(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-int bfpy_geom_init_fast(PyObject *self, PyObject *args, PyObject *kwds, bfpy_geom_fastinit fn);
-
 /* Vectorcall method signature used across the family. */
 #define BFPY_FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 

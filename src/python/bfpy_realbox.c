@@ -3,30 +3,6 @@
 
 #define RB(o) (&((bfpy_realbox_object *)(o))->rb)
 
-int bfpy_geom_init_fast(PyObject *self, PyObject *args, PyObject *kwds, bfpy_geom_fastinit fn) {
-  Py_ssize_t nargs = PyTuple_GET_SIZE(args), nkw = kwds ? PyDict_GET_SIZE(kwds) : 0;
-  PyObject *stack[16];
-  if (nargs + nkw > 16) {
-    PyErr_SetString(PyExc_TypeError, "too many arguments");
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs; ++i) stack[i] = PyTuple_GET_ITEM(args, i);
-  PyObject *kwnames = NULL;
-  if (nkw) {
-    kwnames = PyTuple_New(nkw);
-    if (!kwnames) return -1;
-    Py_ssize_t pos = 0, k = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(kwds, &pos, &key, &value)) {
-      PyTuple_SET_ITEM(kwnames, k, Py_NewRef(key));
-      stack[nargs + k++] = value;
-    }
-  }
-  int r = fn(self, stack, nargs, kwnames);
-  Py_XDECREF(kwnames);
-  return r;
-}
-
 /* A sequence (list, tuple, ndarray...) but not a str or one of our objects. */
 static bool is_plain_sequence(PyObject *o) {
   return PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) && !bfpy_is(o, BFPY_T_REALVECT, -1) &&
@@ -97,7 +73,7 @@ static int rb_init_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 }
 
 static int rb_init(PyObject *self, PyObject *args, PyObject *kwds) {
-  return bfpy_geom_init_fast(self, args, kwds, rb_init_fast);
+  return bfpy_init_vectorcall(self, args, kwds, rb_init_fast);
 }
 
 static PyObject *rb_repr(PyObject *self) {

@@ -251,3 +251,29 @@ done:
   Py_DECREF(intenum);
   return result;
 }
+
+/* tp_init receives a tuple and a dict: lay them out as a vectorcall. */
+int bfpy_init_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastinit fn) {
+  Py_ssize_t nargs = PyTuple_GET_SIZE(args), nkw = kwds ? PyDict_GET_SIZE(kwds) : 0;
+  PyObject *stack[16];
+  if (nargs + nkw > 16) {
+    PyErr_SetString(PyExc_TypeError, "too many arguments");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) stack[i] = PyTuple_GET_ITEM(args, i);
+  PyObject *kwnames = NULL;
+  if (nkw) {
+    kwnames = PyTuple_New(nkw);
+    if (!kwnames) return -1;
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwds, &pos, &key, &value)) {
+      PyTuple_SET_ITEM(kwnames, k, Py_NewRef(key));
+      stack[nargs + k++] = value;
+    }
+  }
+  int r = fn(self, stack, nargs, kwnames);
+  Py_XDECREF(kwnames);
+  return r;
+}
+

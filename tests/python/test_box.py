@@ -92,7 +92,7 @@ def test_constructor_bad_inputs(amr):
         amr.Box([0] * n, [1] * n, [2] * n)
     with pytest.raises(TypeError, match="IndexType or an IntVect"):
         amr.Box([0] * n, [1] * n, 1.0)
-    with pytest.raises(TypeError, match="at most 3 arguments"):
+    with pytest.raises(TypeError, match="incompatible arguments"):
         amr.Box([0] * n, [1] * n, typ=[0] * n, t=amr.IndexType())
     with pytest.raises(TypeError, match="incompatible arguments"):
         amr.Box([0] * n, typ=[0] * n)  # big missing
