@@ -128,28 +128,28 @@ static int current(const bf_mfiter *it, const tile **t) {
 }
 
 int bf_mfiter_tilebox(const bf_mfiter *it, bf_box *box) {
-  const tile *t;
+  const tile *t = NULL;
   BF_CALL(current(it, &t));
   *box = t->box;
   return BF_SUCCESS;
 }
 
 int bf_mfiter_validbox(const bf_mfiter *it, bf_box *box) {
-  const tile *t;
+  const tile *t = NULL;
   BF_CALL(current(it, &t));
   *box = *mf_validbox(it->mf, t->li);
   return BF_SUCCESS;
 }
 
 int bf_mfiter_fabbox(const bf_mfiter *it, bf_box *box) {
-  const tile *t;
+  const tile *t = NULL;
   BF_CALL(current(it, &t));
   *box = mf_fabbox(it->mf, t->li);
   return BF_SUCCESS;
 }
 
 int bf_mfiter_tilebox_ext(const bf_mfiter *it, unsigned nodal_mask, const bf_intvect *ng, bf_box *box) {
-  const tile *t;
+  const tile *t = NULL;
   BF_CALL(current(it, &t));
   int dim = it->mf->dim;
   if (ng) {

@@ -32,7 +32,7 @@ static int make_tasks(const bf_multifab *a, const bf_multifab *b, const bf_multi
 
 static int run_elementwise(bf_kargs *g, const bf_multifab *a, const bf_multifab *b, const bf_multifab *c,
                            const bf_box *region, bf_intvect ng) {
-  bf_ktask *t;
+  bf_ktask *t = NULL;
   int64_t n;
   BF_CALL(make_tasks(a, b, c, region, ng, &t, &n));
   g->type = bf_ktype_of(a->dtype);
@@ -174,7 +174,7 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
     BF_CALL(bf_mf_check_comps(b, bcomp, ncomp, what));
     BF_CALL(bf_mf_check_ng(b, ng, what));
   }
-  bf_ktask *t;
+  bf_ktask *t = NULL;
   int64_t n;
   BF_CALL(make_tasks(a, b, NULL, region, ng, &t, &n));
   int err = BF_SUCCESS;
