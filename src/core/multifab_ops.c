@@ -122,6 +122,9 @@ int bf_multifab_copy(bf_multifab *d, const bf_multifab *s, int sc, int dc, int n
 }
 int bf_multifab_swap(bf_multifab *d, bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
   if (d == s) {
+    BF_CALL(bf_mf_check_data(d));
+    BF_CALL(bf_mf_check_comps(d, sc, nc, "swap"));
+    BF_CALL(bf_mf_check_comps(d, dc, nc, "swap"));
     BF_CHECK(sc + nc <= dc || dc + nc <= sc, BF_ERROR_VALUE,
              "swap: overlapping components [%d, %d) and [%d, %d) of one MultiFab", sc, sc + nc, dc, dc + nc);
   }
