@@ -6,6 +6,9 @@
 #include "backend.h"
 #include "boxfab/arena.h"
 
+/* Requests above this are refused without asking the system. */
+#define BF_ARENA_MAX_BYTES ((size_t)1 << 48)
+
 typedef struct free_block {
   void *ptr;
   size_t size;
@@ -78,6 +81,8 @@ static int bin_find(const bf_arena *a, size_t size, bool *found) {
 int bf_arena_alloc(bf_arena *a, size_t nbytes, void **ptr) {
   BF_CHECK(a != NULL && ptr != NULL, BF_ERROR_VALUE, "NULL arena or result pointer");
   BF_CHECK(nbytes > 0, BF_ERROR_VALUE, "cannot allocate 0 bytes from %s", a->name);
+  BF_CHECK(nbytes <= BF_ARENA_MAX_BYTES, BF_ERROR_MEMORY, "%s cannot allocate %zu bytes (more than 2^48)", a->name,
+           nbytes);
   size_t cs = bf_arena_class_size(nbytes);
   void *p = NULL;
   pthread_mutex_lock(&a->lock);
