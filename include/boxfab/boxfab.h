@@ -4,13 +4,17 @@
 #ifndef BOXFAB_BOXFAB_H
 #define BOXFAB_BOXFAB_H
 
+#include "boxfab/arena.h"
 #include "boxfab/base.h"
 #include "boxfab/array4.h"
 #include "boxfab/box.h"
 #include "boxfab/boxarray.h"
 #include "boxfab/distmap.h"
+#include "boxfab/fab.h"
 #include "boxfab/geometry.h"
 #include "boxfab/intvect.h"
+#include "boxfab/mfiter.h"
+#include "boxfab/multifab.h"
 #include "boxfab/parmparse.h"
 #include "boxfab/runtime.h"
 #include "boxfab/idcpu.h"

@@ -1,0 +1,264 @@
+/* boxfab — MultiFab (bf_multifab): data on every box of a BoxArray.
+ *
+ * A MultiFab holds `ncomp` components of double (MultiFab) or int (iMultiFab)
+ * data on each box of a BoxArray grown by `ngrow` ghost cells.  The boxes this
+ * rank owns (distmap rank == bf_parallel_myproc(); all of them without MPI)
+ * are the local fabs, numbered 0 .. nlocal-1 in BoxArray order.  Their data
+ * live in one buffer (one chunk, each fab starting on a 64-byte boundary) in
+ * the layout of fab.h (x fastest, then y, z, component).
+ *
+ * Lifetime.  Reference counted (create gives a reference, retain adds one,
+ * destroy(&mf) drops it and nulls the handle).  A MultiFab records the
+ * runtime instance it was created under; every operation below returns
+ * BF_ERROR_RUNTIME once that instance is finalized.  Views of the data should
+ * retain the buffer (bf_multifab_buffer + bf_buffer_retain): clear() or the
+ * last destroy only drop the MultiFab's own reference, so the memory lives
+ * as long as any view.
+ *
+ * Arguments.  Components are [comp, comp+ncomp) with 0 <= comp, ncomp >= 1 and
+ * comp+ncomp <= n_comp (BF_ERROR_INDEX otherwise); ghost widths `nghost`
+ * are IntVects of the MultiFab's dimension with 0 <= nghost[d] <= ngrow[d]
+ * (BF_ERROR_INDEX otherwise); a `region` (NULL = no restriction) is a box of
+ * the same dimension and index type (BF_ERROR_TYPE otherwise) and restricts the
+ * operation to region ∩ (valid box grown by nghost).  MultiFabs combined in
+ * one operation must have the same dtype, the same boxes and the same
+ * DistributionMapping (BF_ERROR_VALUE otherwise).  Operations on a MultiFab
+ * without data (created with alloc = false, or cleared) give BF_ERROR_RUNTIME.
+ * Scalars are passed as double and converted to int for iMultiFabs.  Integer
+ * arithmetic wraps around; integer division by zero gives 0.
+ *
+ * Threads.  Loops run on OpenMP threads over fabs / row chunks.  Reductions are
+ * deterministic: the same layout gives bit-identical results every time,
+ * whatever the number of threads.  `local` arguments (reduce on this rank
+ * only) are accepted for the distributed engine; without MPI they change
+ * nothing. */
+#ifndef BOXFAB_MULTIFAB_H
+#define BOXFAB_MULTIFAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boxfab/arena.h"
+#include "boxfab/base.h"
+#include "boxfab/box.h"
+#include "boxfab/boxarray.h"
+#include "boxfab/distmap.h"
+#include "boxfab/fab.h"
+#include "boxfab/geometry.h"
+#include "boxfab/intvect.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bf_multifab bf_multifab;
+
+/** One local fab as seen through a MultiFab (borrowed data pointer, valid while
+ *  the caller holds the MultiFab or its buffer). */
+typedef struct bf_mf_fab {
+  int64_t index;     /**< global box index in the BoxArray */
+  bf_box validbox;   /**< the box of the BoxArray */
+  bf_box fabbox;     /**< validbox grown by ngrow: the box the data cover */
+  void *data;        /**< element at fabbox's lo corner, component 0 */
+  size_t offset;     /**< byte offset of data in the MultiFab's buffer */
+  int64_t stride[3]; /**< jstride, kstride, nstride in elements */
+} bf_mf_fab;
+
+/* ---- creation and properties ---------------------------------------------- */
+
+/** New MultiFab on `ba` with `dm` (references to both are taken), `ncomp` >= 1
+ *  components of `dtype`, `ngrow` >= 0 ghost cells (IntVect of ba's dim),
+ *  memory from `arena` (NULL = default) when `alloc` is true.  Data are not
+ *  initialized.  Records bf_runtime_top(): BF_ERROR_RUNTIME when boxfab is
+ *  not initialized.  BF_ERROR_VALUE when ba and dm sizes differ, ncomp < 1,
+ *  ngrow < 0, or an unknown dtype; BF_ERROR_TYPE when ngrow's dim differs. */
+BF_EXPORT int bf_multifab_create(bf_boxarray *ba, bf_distmap *dm, int ncomp, bf_intvect ngrow, int dtype,
+                                 bf_arena *arena, bool alloc, bf_multifab **mf);
+
+/** A new MultiFab with the same BoxArray, DistributionMapping, ncomp, ngrow,
+ *  dtype and arena, holding a copy of all data (ghost cells included). */
+BF_EXPORT int bf_multifab_clone(const bf_multifab *mf, bf_multifab **out);
+
+BF_EXPORT bf_multifab *bf_multifab_retain(bf_multifab *mf);
+BF_EXPORT void bf_multifab_destroy(bf_multifab **mf);
+BF_EXPORT long bf_multifab_refcount(const bf_multifab *mf);
+
+/** BF_SUCCESS while the runtime instance of mf is alive, else BF_ERROR_RUNTIME. */
+BF_EXPORT int bf_multifab_check(const bf_multifab *mf);
+
+/** Drop the data (the MultiFab's reference to its buffer).  Views keep theirs. */
+BF_EXPORT int bf_multifab_clear(bf_multifab *mf);
+
+/** Borrowed BoxArray / DistributionMapping (immutable). */
+BF_EXPORT bf_boxarray *bf_multifab_boxarray(const bf_multifab *mf);
+BF_EXPORT bf_distmap *bf_multifab_distmap(const bf_multifab *mf);
+BF_EXPORT int bf_multifab_dim(const bf_multifab *mf);
+BF_EXPORT int bf_multifab_ncomp(const bf_multifab *mf);
+BF_EXPORT bf_intvect bf_multifab_ngrow(const bf_multifab *mf);
+BF_EXPORT int bf_multifab_dtype(const bf_multifab *mf);
+BF_EXPORT bf_arena *bf_multifab_arena(const bf_multifab *mf);
+/** Number of boxes (global). */
+BF_EXPORT int64_t bf_multifab_size(const bf_multifab *mf);
+/** Number of local fabs. */
+BF_EXPORT int64_t bf_multifab_nlocal(const bf_multifab *mf);
+/** Index type bits of the boxes (bit d: nodal in direction d). */
+BF_EXPORT unsigned bf_multifab_ixtype(const bf_multifab *mf);
+BF_EXPORT bool bf_multifab_is_nodal(const bf_multifab *mf, int dir);
+BF_EXPORT bool bf_multifab_is_all_cell_centered(const bf_multifab *mf);
+BF_EXPORT bool bf_multifab_is_all_nodal(const bf_multifab *mf);
+/** Has data and its runtime is alive. */
+BF_EXPORT bool bf_multifab_ok(const bf_multifab *mf);
+BF_EXPORT bool bf_multifab_is_allocated(const bf_multifab *mf);
+/** Borrowed buffer of all local data (NULL when not allocated). Runtime-checked. */
+BF_EXPORT int bf_multifab_buffer(const bf_multifab *mf, bf_buffer **buf);
+
+/** Local fab number `li` (0 <= li < nlocal, else BF_ERROR_INDEX). */
+BF_EXPORT int bf_multifab_local_fab(const bf_multifab *mf, int64_t li, bf_mf_fab *fab);
+/** Local number of global box `index`, or -1 when that box is not local. */
+BF_EXPORT int64_t bf_multifab_local_index(const bf_multifab *mf, int64_t index);
+/** A new bf_fab viewing local fab `li` (holds a reference to the buffer). */
+BF_EXPORT int bf_multifab_get_fab(const bf_multifab *mf, int64_t li, bf_fab **fab);
+
+/** BF_SUCCESS when a and b have the same dtype, boxes and distribution,
+ *  else BF_ERROR_VALUE with a message naming `what`. */
+BF_EXPORT int bf_multifab_check_compatible(const bf_multifab *a, const bf_multifab *b, const char *what);
+
+/* ---- element-wise operations ---------------------------------------------- */
+
+/** a = val on comps [comp, comp+ncomp), valid cells grown by nghost, ∩ region. */
+BF_EXPORT int bf_multifab_set_val(bf_multifab *mf, double val, const bf_box *region, int comp, int ncomp,
+                                  bf_intvect nghost);
+/** a = val everywhere (all components, all ghost cells). */
+BF_EXPORT int bf_multifab_set_val_all(bf_multifab *mf, double val);
+/** a = |a|. */
+BF_EXPORT int bf_multifab_abs(bf_multifab *mf, const bf_box *region, int comp, int ncomp, bf_intvect nghost);
+/** a += val. */
+BF_EXPORT int bf_multifab_plus_scalar(bf_multifab *mf, double val, const bf_box *region, int comp, int ncomp,
+                                      bf_intvect nghost);
+/** a *= val. */
+BF_EXPORT int bf_multifab_mult_scalar(bf_multifab *mf, double val, const bf_box *region, int comp, int ncomp,
+                                      bf_intvect nghost);
+/** a = numerator / a. */
+BF_EXPORT int bf_multifab_invert(bf_multifab *mf, double numerator, const bf_box *region, int comp, int ncomp,
+                                 bf_intvect nghost);
+/** a = -a. */
+BF_EXPORT int bf_multifab_negate(bf_multifab *mf, const bf_box *region, int comp, int ncomp, bf_intvect nghost);
+
+/** self += src on comps [comp, comp+ncomp) (both), valid + nghost. */
+BF_EXPORT int bf_multifab_plus(bf_multifab *self, const bf_multifab *src, int comp, int ncomp, bf_intvect nghost);
+/** self -= src. */
+BF_EXPORT int bf_multifab_minus(bf_multifab *self, const bf_multifab *src, int comp, int ncomp, bf_intvect nghost);
+/** self /= src (no zero check for double). */
+BF_EXPORT int bf_multifab_divi(bf_multifab *self, const bf_multifab *src, int comp, int ncomp, bf_intvect nghost);
+
+/** dst[dstcomp+n] op= src[srccomp+n], n < numcomp, valid + nghost: add (+=),
+ *  subtract (-=), multiply (*=), divide (/=), copy (=), swap (exchange). */
+BF_EXPORT int bf_multifab_add(bf_multifab *dst, const bf_multifab *src, int srccomp, int dstcomp, int numcomp,
+                              bf_intvect nghost);
+BF_EXPORT int bf_multifab_subtract(bf_multifab *dst, const bf_multifab *src, int srccomp, int dstcomp, int numcomp,
+                                   bf_intvect nghost);
+BF_EXPORT int bf_multifab_multiply(bf_multifab *dst, const bf_multifab *src, int srccomp, int dstcomp, int numcomp,
+                                   bf_intvect nghost);
+BF_EXPORT int bf_multifab_divide(bf_multifab *dst, const bf_multifab *src, int srccomp, int dstcomp, int numcomp,
+                                 bf_intvect nghost);
+BF_EXPORT int bf_multifab_copy(bf_multifab *dst, const bf_multifab *src, int srccomp, int dstcomp, int numcomp,
+                               bf_intvect nghost);
+/** Exchange; src and dst may be the same MultiFab only with disjoint components. */
+BF_EXPORT int bf_multifab_swap(bf_multifab *dst, bf_multifab *src, int srccomp, int dstcomp, int numcomp,
+                               bf_intvect nghost);
+/** dst += a * src. */
+BF_EXPORT int bf_multifab_saxpy(bf_multifab *dst, double a, const bf_multifab *src, int srccomp, int dstcomp,
+                                int numcomp, bf_intvect nghost);
+/** dst = src + a * dst. */
+BF_EXPORT int bf_multifab_xpay(bf_multifab *dst, double a, const bf_multifab *src, int srccomp, int dstcomp,
+                               int numcomp, bf_intvect nghost);
+/** dst = a * x + b * y. */
+BF_EXPORT int bf_multifab_lin_comb(bf_multifab *dst, double a, const bf_multifab *x, int xcomp, double b,
+                                   const bf_multifab *y, int ycomp, int dstcomp, int numcomp, bf_intvect nghost);
+/** dst += src1 * src2. */
+BF_EXPORT int bf_multifab_add_product(bf_multifab *dst, const bf_multifab *src1, int comp1, const bf_multifab *src2,
+                                      int comp2, int dstcomp, int numcomp, bf_intvect nghost);
+
+/* ---- reductions ----------------------------------------------------------- */
+
+/** Σ x[xcomp+n] * y[ycomp+n] over n < numcomp, valid + nghost (y may be x). */
+BF_EXPORT int bf_multifab_dot(const bf_multifab *x, int xcomp, const bf_multifab *y, int ycomp, int numcomp,
+                              bf_intvect nghost, bool local, double *result);
+/** min / max of component comp over valid + nghost (∩ region). An empty
+ *  selection gives +DBL_MAX / -DBL_MAX (AMReX's convention). */
+BF_EXPORT int bf_multifab_min(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect nghost, bool local,
+                              double *result);
+BF_EXPORT int bf_multifab_max(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect nghost, bool local,
+                              double *result);
+/** Cell of the first min / max (fab order, then k, j, i); BF_ERROR_VALUE when
+ *  nothing is selected. */
+BF_EXPORT int bf_multifab_min_index(const bf_multifab *mf, int comp, bf_intvect nghost, bf_intvect *cell);
+BF_EXPORT int bf_multifab_max_index(const bf_multifab *mf, int comp, bf_intvect nghost, bf_intvect *cell);
+/** Σ over valid cells of component comp (∩ region). */
+BF_EXPORT int bf_multifab_sum(const bf_multifab *mf, const bf_box *region, int comp, bool local, double *result);
+/** Like sum, but a point shared by several boxes (nodal data), or by a box and
+ *  a periodic image (period NULL = not periodic), is counted once: the copy in
+ *  the box of lowest index counts (within one box: the lowest image). */
+BF_EXPORT int bf_multifab_sum_unique(const bf_multifab *mf, const bf_box *region, int comp, bool local,
+                                     const bf_periodicity *period, double *result);
+/** max |a| of component comp over valid + nghost (norm0 and norminf are the same). */
+BF_EXPORT int bf_multifab_norm0(const bf_multifab *mf, int comp, bf_intvect nghost, bool local, double *result);
+BF_EXPORT int bf_multifab_norminf(const bf_multifab *mf, int comp, bf_intvect nghost, bool local, double *result);
+/** Σ |a| over valid + nghost. */
+BF_EXPORT int bf_multifab_norm1(const bf_multifab *mf, int comp, bf_intvect nghost, bool local, double *result);
+/** Σ |a| over unique valid points under `period` (NULL = not periodic). */
+BF_EXPORT int bf_multifab_norm1_unique(const bf_multifab *mf, int comp, const bf_periodicity *period,
+                                       double *result);
+/** sqrt(Σ a²) over unique valid points under `period` (NULL = not periodic). */
+BF_EXPORT int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_periodicity *period, double *result);
+/** Per component: results[i] for comps[i], i < n. */
+BF_EXPORT int bf_multifab_norm1_comps(const bf_multifab *mf, int n, const int *comps, bf_intvect nghost, bool local,
+                                      double *results);
+BF_EXPORT int bf_multifab_norm2_comps(const bf_multifab *mf, int n, const int *comps, double *results);
+/** Any NaN / ±Inf in comps [scomp, scomp+ncomp), valid + nghost (always false for int). */
+BF_EXPORT int bf_multifab_contains_nan(const bf_multifab *mf, int scomp, int ncomp, bf_intvect nghost, bool local,
+                                       bool *result);
+BF_EXPORT int bf_multifab_contains_inf(const bf_multifab *mf, int scomp, int ncomp, bf_intvect nghost, bool local,
+                                       bool *result);
+
+/* ---- ghost exchange and copies between layouts (fillboundary.c) ----------- */
+
+/** Fill the ghost cells (nghost layers, each <= ngrow) of comps [scomp,
+ *  scomp+ncomp) from the valid cells of the other boxes, and across periodic
+ *  boundaries (period NULL = none).  cross = true fills only the ghost cells
+ *  beside a face (no edges / corners).  Ghost cells no box covers stay as they
+ *  were.  Copy plans are cached per (BoxArray, DistributionMapping, nghost,
+ *  period, cross). */
+BF_EXPORT int bf_multifab_fill_boundary(bf_multifab *mf, int scomp, int ncomp, bf_intvect nghost,
+                                        const bf_periodicity *period, bool cross);
+/** Add ghost contributions into the cells they cover: afterwards each cell
+ *  of the valid region grown by dst_nghost holds the sum of every copy of that
+ *  point (valid or within src_nghost ghost layers) in all boxes and periodic
+ *  images.  Ghost cells outside dst_nghost are left unchanged. */
+BF_EXPORT int bf_multifab_sum_boundary(bf_multifab *mf, int scomp, int ncomp, bf_intvect src_nghost,
+                                       bf_intvect dst_nghost, const bf_periodicity *period);
+/** Nodal data: every point shared by several boxes (or periodic images) gets
+ *  the value of its owner (the copy in the lowest box index). */
+BF_EXPORT int bf_multifab_override_sync(bf_multifab *mf, int scomp, int ncomp, const bf_periodicity *period);
+/** Nodal data: every shared point gets the average of all its copies. */
+BF_EXPORT int bf_multifab_average_sync(bf_multifab *mf, int scomp, int ncomp, const bf_periodicity *period);
+/** Copy from src (any BoxArray of the same dim and index type, same dtype) into
+ *  dst: each dst cell in its valid box grown by dst_nghost that lies in a src
+ *  valid box grown by src_nghost (or a periodic image) gets that value.
+ *  Components src [scomp, scomp+ncomp) -> dst [dcomp, dcomp+ncomp). */
+BF_EXPORT int bf_multifab_parallel_copy(bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp, int ncomp,
+                                        bf_intvect src_nghost, bf_intvect dst_nghost, const bf_periodicity *period);
+/** Like parallel_copy but adds (dst += src). */
+BF_EXPORT int bf_multifab_parallel_add(bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp, int ncomp,
+                                       bf_intvect src_nghost, bf_intvect dst_nghost, const bf_periodicity *period);
+
+/** Number of cached copy plans, and dropping them all (they also go when
+ *  the cache is full: at most BF_PLAN_CACHE_SIZE, least recently used first). */
+#define BF_PLAN_CACHE_SIZE 64
+BF_EXPORT int bf_plan_cache_size(void);
+BF_EXPORT void bf_plan_cache_clear(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

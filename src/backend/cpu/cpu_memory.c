@@ -1,0 +1,43 @@
+/* CPU backend: memory.  Every arena kind is host memory here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "boxfab/arena.h"
+
+static int cpu_alloc(int kind, size_t nbytes, void **ptr) {
+  (void)kind;
+  size_t n = (nbytes + BF_ARENA_ALIGNMENT - 1) / BF_ARENA_ALIGNMENT * BF_ARENA_ALIGNMENT;
+  *ptr = aligned_alloc(BF_ARENA_ALIGNMENT, n ? n : BF_ARENA_ALIGNMENT);
+  return *ptr ? 0 : 1;
+}
+
+static void cpu_free(int kind, void *ptr, size_t nbytes) {
+  (void)kind, (void)nbytes;
+  free(ptr);
+}
+
+static int cpu_copy(void *dst, const void *src, size_t nbytes) {
+  if (nbytes) memmove(dst, src, nbytes);
+  return 0;
+}
+
+/* Host memory: host-accessible; no device, so not device-accessible. */
+static unsigned cpu_flags(int kind) {
+  (void)kind;
+  return BF_MEMFLAG_HOST;
+}
+
+int bf_cpu_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                       const int64_t *group_start);
+int bf_cpu_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
+
+void bf_backend_cpu_fill(bf_backend *b) {
+  b->name = "cpu";
+  b->mem_alloc = cpu_alloc;
+  b->mem_free = cpu_free;
+  b->mem_copy = cpu_copy;
+  b->mem_flags = cpu_flags;
+  b->elementwise = bf_cpu_elementwise;
+  b->reduce = bf_cpu_reduce;
+}

@@ -1,0 +1,118 @@
+/* Private: the backend interface.  A backend fills a bf_backend table with
+ * memory functions and the MultiFab kernels; the core calls only through the
+ * table (bf_backend_get()).  The CPU backend (src/backend/cpu) is filled at
+ * start-up; a CUDA backend will fill the same table.  Nothing here is public. */
+#ifndef BOXFAB_BACKEND_H
+#define BOXFAB_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One array of one fab, seen by a kernel.  Element (i, j, k, n) is at
+ * data + (i - lo[0]) + (j - lo[1]) * js + (k - lo[2]) * ks + n * ns (in elements).
+ * Unused dimensions have lo = 0. */
+typedef struct bf_kview {
+  void *data;
+  int lo[3];
+  int64_t js, ks, ns;
+} bf_kview;
+
+/* One unit of work: a region (inclusive corners, 3D, unused dims 0..0) of
+ * view `a` (the destination), with sources `b` and `c` as the op needs.
+ * Source indices are destination indices minus `shift`.  `mask`, when not
+ * NULL (reductions only), has one byte per point of the region, x fastest;
+ * points with mask 0 are skipped. */
+typedef struct bf_ktask {
+  int lo[3], hi[3];
+  int shift[3];
+  bf_kview a, b, c;
+  const uint8_t *mask;
+} bf_ktask;
+
+/* Element types. */
+enum { BF_KTYPE_DOUBLE = 0, BF_KTYPE_INT = 1 };
+
+/* Element-wise operations (a is written). */
+enum bf_kop {
+  BF_KOP_SET,        /* a = s0 */
+  BF_KOP_PLUS_S,     /* a += s0 */
+  BF_KOP_MULT_S,     /* a *= s0 */
+  BF_KOP_INVERT,     /* a = s0 / a */
+  BF_KOP_NEGATE,     /* a = -a */
+  BF_KOP_ABS,        /* a = |a| */
+  BF_KOP_COPY,       /* a = b */
+  BF_KOP_ADD,        /* a += b */
+  BF_KOP_SUB,        /* a -= b */
+  BF_KOP_MUL,        /* a *= b */
+  BF_KOP_DIV,        /* a /= b */
+  BF_KOP_SWAP,       /* a <-> b */
+  BF_KOP_SAXPY,      /* a += s0 * b */
+  BF_KOP_XPAY,       /* a = b + s0 * a */
+  BF_KOP_LINCOMB,    /* a = s0 * b + s1 * c */
+  BF_KOP_ADDPRODUCT  /* a += b * c */
+};
+
+/* Reductions (over view a; DOT uses b too). */
+enum bf_rop {
+  BF_ROP_SUM,     /* sum a */
+  BF_ROP_MIN,     /* min a (with the index of the first minimum) */
+  BF_ROP_MAX,     /* max a (with the index of the first maximum) */
+  BF_ROP_ABSMAX,  /* max |a| */
+  BF_ROP_ABSSUM,  /* sum |a| */
+  BF_ROP_SUMSQ,   /* sum a*a */
+  BF_ROP_DOT,     /* sum a*b */
+  BF_ROP_HASNAN,  /* any NaN */
+  BF_ROP_HASINF   /* any +-Inf */
+};
+
+typedef struct bf_kargs {
+  int op;      /* bf_kop or bf_rop */
+  int type;    /* BF_KTYPE_* */
+  double s0, s1;
+  int ncomp;   /* components processed: a uses acomp.., b bcomp.., c ccomp.. */
+  int acomp, bcomp, ccomp;
+} bf_kargs;
+
+/* Result of a reduction.  For SUM/ABSSUM/SUMSQ/DOT of int data `isum` holds
+ * the exact 64-bit sum and `value` the same as double. */
+typedef struct bf_kresult {
+  double value;
+  int64_t isum;
+  bool found;    /* at least one point visited (MIN/MAX), or a NaN/Inf found */
+  int index[3];  /* MIN/MAX: point of the first extremum in task order */
+} bf_kresult;
+
+typedef struct bf_backend {
+  const char *name;
+  /* Memory of a kind (bf_arena_kind); blocks 64-byte aligned; true flags of what is returned. */
+  int (*mem_alloc)(int kind, size_t nbytes, void **ptr);
+  void (*mem_free)(int kind, void *ptr, size_t nbytes);
+  int (*mem_copy)(void *dst, const void *src, size_t nbytes);
+  unsigned (*mem_flags)(int kind); /* BF_MEMFLAG_* of what mem_alloc returns for kind */
+  /* Element-wise op over tasks.  When group_start is NULL every task is
+   * independent; otherwise tasks [group_start[g], group_start[g+1]) form group g
+   * and run in order (groups may run concurrently). */
+  int (*elementwise)(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                     const int64_t *group_start);
+  /* Reduction over tasks, deterministic: the result does not depend on the
+   * number of threads (fixed partition, partials combined in task order). */
+  int (*reduce)(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
+} bf_backend;
+
+enum {
+  BF_MEMFLAG_HOST = 1,
+  BF_MEMFLAG_DEVICE_ACCESSIBLE = 2,
+  BF_MEMFLAG_DEVICE = 4,
+  BF_MEMFLAG_MANAGED = 8,
+  BF_MEMFLAG_PINNED = 16,
+  BF_MEMFLAG_STREAM_ORDERED = 32
+};
+
+/* The active backend (filled on first use, thread-safe). */
+const bf_backend *bf_backend_get(void);
+
+/* Fill `b` with the CPU backend (src/backend/cpu). */
+void bf_backend_cpu_fill(bf_backend *b);
+
+#endif

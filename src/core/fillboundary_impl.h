@@ -1,0 +1,44 @@
+/* Private: copy plans of the ghost exchange (fillboundary*.c). */
+#ifndef BOXFAB_FILLBOUNDARY_IMPL_H
+#define BOXFAB_FILLBOUNDARY_IMPL_H
+
+#include "multifab_impl.h"
+
+enum {
+  BF_PLAN_FILL_BOUNDARY,
+  BF_PLAN_COPY,          /* parallel copy / add */
+  BF_PLAN_SUM_BOUNDARY,
+  BF_PLAN_OVERRIDE_SYNC,
+  BF_PLAN_AVERAGE_SYNC
+};
+
+typedef struct bf_plan_key {
+  int kind;
+  bf_boxarray *dst_ba, *src_ba; /* borrowed in queries; the cache retains them */
+  bf_distmap *dst_dm, *src_dm;
+  int dst_ng[3], src_ng[3];
+  bool has_period;
+  bf_periodicity period;
+  bool cross;
+} bf_plan_key;
+
+typedef struct bf_copy_item {
+  int64_t dst_li, src_li;
+  bf_box region; /* in dst index space */
+  int shift[3];  /* src index = dst index - shift */
+} bf_copy_item;
+
+typedef struct bf_plan {
+  long refcount;
+  bf_copy_item *items;
+  int64_t nitems;
+  int64_t *group_start; /* items of one dst fab: [group_start[g], group_start[g+1]) */
+  int64_t ngroups;
+  bool needs_tmp; /* sum_boundary: some item reads cells another writes */
+} bf_plan;
+
+/* The plan of `key` (cached); release it with bf_plan_done. */
+int bf_plan_get(const bf_plan_key *key, bf_plan **plan);
+void bf_plan_done(bf_plan *plan);
+
+#endif

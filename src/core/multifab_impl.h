@@ -1,0 +1,70 @@
+/* Private layout of bf_multifab and helpers shared by the multifab*.c,
+ * mfiter.c and fillboundary*.c files. */
+#ifndef BOXFAB_MULTIFAB_IMPL_H
+#define BOXFAB_MULTIFAB_IMPL_H
+
+#include "backend.h"
+#include "boxfab/multifab.h"
+#include "object.h"
+
+struct bf_multifab {
+  bf_object obj;
+  uint64_t runtime_id;
+  bf_boxarray *ba;
+  bf_distmap *dm;
+  int dim, ncomp, dtype;
+  bf_intvect ngrow;
+  bf_arena *arena;
+  bf_buffer *buffer; /* NULL when not allocated or cleared */
+  int64_t nlocal;
+  int64_t *lidx;    /* nlocal: global index of local fab li */
+  int64_t *g2l;     /* size(ba): local index or -1 */
+  size_t *offsets;  /* nlocal: byte offset of each fab's data */
+  size_t nbytes;    /* bytes of all local data */
+};
+
+static inline const bf_box *mf_validbox(const bf_multifab *mf, int64_t li) {
+  return &bf_boxarray_data(mf->ba)[mf->lidx[li]];
+}
+
+static inline bf_box mf_fabbox(const bf_multifab *mf, int64_t li) {
+  bf_box b = *mf_validbox(mf, li);
+  (void)bf_box_grow(&b, mf->ngrow.v);
+  return b;
+}
+
+static inline int bf_ktype_of(int dtype) { return dtype == BF_DTYPE_DOUBLE ? BF_KTYPE_DOUBLE : BF_KTYPE_INT; }
+
+/* Kernel view of local fab li. */
+void bf_mf_kview(const bf_multifab *mf, int64_t li, bf_kview *v);
+
+/* Box corners padded to 3D (unused dims 0). */
+static inline void bf_box_pad3(const bf_box *b, int lo[3], int hi[3]) {
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = d < b->dim ? b->lo[d] : 0;
+    hi[d] = d < b->dim ? b->hi[d] : 0;
+  }
+}
+
+/* Argument checks (each sets the error and returns its code). */
+int bf_mf_check_data(const bf_multifab *mf);
+int bf_mf_check_comps(const bf_multifab *mf, int comp, int ncomp, const char *what);
+int bf_mf_check_ng(const bf_multifab *mf, bf_intvect ng, const char *what);
+int bf_mf_check_region(const bf_multifab *mf, const bf_box *region);
+int bf_mf_check_period(const bf_multifab *mf, const bf_periodicity *period);
+
+/* Indices of the boxes of `ba` that intersect `box` (same type), in increasing
+ * order, into *out (malloc'd, caller frees; *n of them).  A private helper so
+ * that it can be switched to the BoxArray's hashed query later. */
+int bf_mesh_intersecting(const bf_boxarray *ba, const bf_box *box, int64_t **out, int64_t *n);
+
+/* Periodic shifts s (multiples of the periods, s = 0 included first) such
+ * that `a` shifted by s may intersect `b`; *out malloc'd, 3 ints each. */
+int bf_mesh_periodic_shifts(const bf_box *a, const bf_box *b, const bf_periodicity *period, int **out, int *n);
+
+/* Owner mask over `region` (a sub-box of local fab li's valid box), x fastest:
+ * 1 where the point is counted by sum_unique (see multifab.h), else 0. */
+int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_periodicity *period,
+                      uint8_t **mask);
+
+#endif

@@ -1,0 +1,330 @@
+/* MultiFab element-wise operations and reductions: argument checks here, the
+ * loops in the backend (see include/boxfab/multifab.h). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "multifab_impl.h"
+
+/* Tasks over the local fabs: region = (valid grown by ng) ∩ region, empty ones skipped.
+ * Views a (dst), b, c of up to three MultiFabs on the same layout. */
+static int make_tasks(const bf_multifab *a, const bf_multifab *b, const bf_multifab *c, const bf_box *region,
+                      bf_intvect ng, bf_ktask **out, int64_t *n) {
+  bf_ktask *t = calloc((size_t)(a->nlocal > 0 ? a->nlocal : 1), sizeof *t);
+  BF_CHECK(t != NULL, BF_ERROR_MEMORY, "out of memory");
+  int64_t m = 0;
+  for (int64_t li = 0; li < a->nlocal; ++li) {
+    bf_box bx = *mf_validbox(a, li);
+    (void)bf_box_grow(&bx, ng.v);
+    if (region) bf_box_intersection(&bx, region, &bx);
+    if (!bf_box_ok(&bx)) continue;
+    bf_box_pad3(&bx, t[m].lo, t[m].hi);
+    bf_mf_kview(a, li, &t[m].a);
+    if (b) bf_mf_kview(b, li, &t[m].b);
+    if (c) bf_mf_kview(c, li, &t[m].c);
+    ++m;
+  }
+  *out = t;
+  *n = m;
+  return BF_SUCCESS;
+}
+
+static int run_elementwise(bf_kargs *g, const bf_multifab *a, const bf_multifab *b, const bf_multifab *c,
+                           const bf_box *region, bf_intvect ng) {
+  bf_ktask *t = NULL;
+  int64_t n;
+  BF_CALL(make_tasks(a, b, c, region, ng, &t, &n));
+  g->type = bf_ktype_of(a->dtype);
+  int err = n > 0 ? bf_backend_get()->elementwise(g, n, t, 0, NULL) : 0;
+  free(t);
+  BF_CHECK(err == 0, BF_ERROR_MEMORY, "out of memory in a MultiFab kernel");
+  return BF_SUCCESS;
+}
+
+static int unary(bf_multifab *mf, int op, double s, const bf_box *region, int comp, int ncomp, bf_intvect ng,
+                 const char *what) {
+  BF_CALL(bf_mf_check_data(mf));
+  BF_CALL(bf_mf_check_comps(mf, comp, ncomp, what));
+  BF_CALL(bf_mf_check_ng(mf, ng, what));
+  BF_CALL(bf_mf_check_region(mf, region));
+  bf_kargs g = {.op = op, .s0 = s, .ncomp = ncomp, .acomp = comp};
+  return run_elementwise(&g, mf, NULL, NULL, region, ng);
+}
+
+int bf_multifab_set_val(bf_multifab *mf, double v, const bf_box *region, int comp, int ncomp, bf_intvect ng) {
+  return unary(mf, BF_KOP_SET, v, region, comp, ncomp, ng, "set_val");
+}
+int bf_multifab_set_val_all(bf_multifab *mf, double v) {
+  BF_CALL(bf_multifab_check(mf));
+  return unary(mf, BF_KOP_SET, v, NULL, 0, mf->ncomp, mf->ngrow, "set_val");
+}
+int bf_multifab_abs(bf_multifab *mf, const bf_box *region, int comp, int ncomp, bf_intvect ng) {
+  return unary(mf, BF_KOP_ABS, 0, region, comp, ncomp, ng, "abs");
+}
+int bf_multifab_plus_scalar(bf_multifab *mf, double v, const bf_box *region, int comp, int ncomp, bf_intvect ng) {
+  return unary(mf, BF_KOP_PLUS_S, v, region, comp, ncomp, ng, "plus");
+}
+int bf_multifab_mult_scalar(bf_multifab *mf, double v, const bf_box *region, int comp, int ncomp, bf_intvect ng) {
+  return unary(mf, BF_KOP_MULT_S, v, region, comp, ncomp, ng, "mult");
+}
+int bf_multifab_invert(bf_multifab *mf, double v, const bf_box *region, int comp, int ncomp, bf_intvect ng) {
+  return unary(mf, BF_KOP_INVERT, v, region, comp, ncomp, ng, "invert");
+}
+int bf_multifab_negate(bf_multifab *mf, const bf_box *region, int comp, int ncomp, bf_intvect ng) {
+  return unary(mf, BF_KOP_NEGATE, 0, region, comp, ncomp, ng, "negate");
+}
+
+/* dst[dcomp..] op= f(x[xcomp..], y[ycomp..]) */
+static int nary(int op, bf_multifab *dst, const bf_multifab *x, int xcomp, const bf_multifab *y, int ycomp,
+                int dcomp, int ncomp, double s0, double s1, bf_intvect ng, const char *what) {
+  BF_CALL(bf_mf_check_data(dst));
+  BF_CALL(bf_multifab_check_compatible(dst, x, what));
+  BF_CALL(bf_mf_check_data(x));
+  BF_CALL(bf_mf_check_comps(dst, dcomp, ncomp, what));
+  BF_CALL(bf_mf_check_comps(x, xcomp, ncomp, what));
+  BF_CALL(bf_mf_check_ng(dst, ng, what));
+  BF_CALL(bf_mf_check_ng(x, ng, what));
+  if (y) {
+    BF_CALL(bf_multifab_check_compatible(dst, y, what));
+    BF_CALL(bf_mf_check_data(y));
+    BF_CALL(bf_mf_check_comps(y, ycomp, ncomp, what));
+    BF_CALL(bf_mf_check_ng(y, ng, what));
+  }
+  bf_kargs g = {.op = op, .s0 = s0, .s1 = s1, .ncomp = ncomp, .acomp = dcomp, .bcomp = xcomp, .ccomp = ycomp};
+  return run_elementwise(&g, dst, x, y, NULL, ng);
+}
+
+int bf_multifab_plus(bf_multifab *s, const bf_multifab *src, int comp, int ncomp, bf_intvect ng) {
+  return nary(BF_KOP_ADD, s, src, comp, NULL, 0, comp, ncomp, 0, 0, ng, "plus");
+}
+int bf_multifab_minus(bf_multifab *s, const bf_multifab *src, int comp, int ncomp, bf_intvect ng) {
+  return nary(BF_KOP_SUB, s, src, comp, NULL, 0, comp, ncomp, 0, 0, ng, "minus");
+}
+int bf_multifab_divi(bf_multifab *s, const bf_multifab *src, int comp, int ncomp, bf_intvect ng) {
+  return nary(BF_KOP_DIV, s, src, comp, NULL, 0, comp, ncomp, 0, 0, ng, "divi");
+}
+int bf_multifab_add(bf_multifab *d, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
+  return nary(BF_KOP_ADD, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "add");
+}
+int bf_multifab_subtract(bf_multifab *d, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
+  return nary(BF_KOP_SUB, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "subtract");
+}
+int bf_multifab_multiply(bf_multifab *d, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
+  return nary(BF_KOP_MUL, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "multiply");
+}
+int bf_multifab_divide(bf_multifab *d, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
+  return nary(BF_KOP_DIV, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "divide");
+}
+int bf_multifab_copy(bf_multifab *d, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
+  if (d == s && sc == dc) return bf_mf_check_data(d); /* copy onto itself */
+  return nary(BF_KOP_COPY, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "copy");
+}
+int bf_multifab_swap(bf_multifab *d, bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
+  if (d == s) {
+    BF_CALL(bf_mf_check_data(d));
+    BF_CALL(bf_mf_check_comps(d, sc, nc, "swap"));
+    BF_CALL(bf_mf_check_comps(d, dc, nc, "swap"));
+    BF_CHECK(sc + nc <= dc || dc + nc <= sc, BF_ERROR_VALUE,
+             "swap: overlapping components [%d, %d) and [%d, %d) of one MultiFab", sc, sc + nc, dc, dc + nc);
+  }
+  return nary(BF_KOP_SWAP, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "swap");
+}
+int bf_multifab_saxpy(bf_multifab *d, double a, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
+  return nary(BF_KOP_SAXPY, d, s, sc, NULL, 0, dc, nc, a, 0, ng, "saxpy");
+}
+int bf_multifab_xpay(bf_multifab *d, double a, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
+  return nary(BF_KOP_XPAY, d, s, sc, NULL, 0, dc, nc, a, 0, ng, "xpay");
+}
+int bf_multifab_lin_comb(bf_multifab *d, double a, const bf_multifab *x, int xc, double b, const bf_multifab *y,
+                         int yc, int dc, int nc, bf_intvect ng) {
+  BF_CHECK(y != NULL, BF_ERROR_VALUE, "lin_comb: NULL MultiFab");
+  return nary(BF_KOP_LINCOMB, d, x, xc, y, yc, dc, nc, a, b, ng, "lin_comb");
+}
+int bf_multifab_add_product(bf_multifab *d, const bf_multifab *x, int c1, const bf_multifab *y, int c2, int dc,
+                            int nc, bf_intvect ng) {
+  BF_CHECK(y != NULL, BF_ERROR_VALUE, "add_product: NULL MultiFab");
+  return nary(BF_KOP_ADDPRODUCT, d, x, c1, y, c2, dc, nc, 0, 0, ng, "add_product");
+}
+
+int bf_multifab_clone(const bf_multifab *mf, bf_multifab **out) {
+  BF_CALL(bf_mf_check_data(mf));
+  bf_multifab *c;
+  BF_CALL(bf_multifab_create(mf->ba, mf->dm, mf->ncomp, mf->ngrow, mf->dtype, mf->arena, true, &c));
+  if (mf->nbytes > 0 && bf_backend_get()->mem_copy(bf_buffer_data(c->buffer), bf_buffer_data(mf->buffer), mf->nbytes)) {
+    bf_multifab_destroy(&c);
+    BF_ERROR(BF_ERROR_RUNTIME, "copying the MultiFab's data failed");
+  }
+  *out = c;
+  return BF_SUCCESS;
+}
+
+/* ---- reductions ---------------------------------------------------------------- */
+
+/* One reduction over comps [comp, comp+ncomp) of a (and b for DOT), valid + ng,
+ * ∩ region; `unique` asks for owner masks (valid cells only, ng must be 0). */
+static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, int bcomp, int ncomp,
+                  const bf_box *region, bf_intvect ng, bool unique, const bf_periodicity *period, bf_kresult *res,
+                  const char *what) {
+  BF_CALL(bf_mf_check_data(a));
+  BF_CALL(bf_mf_check_comps(a, comp, ncomp, what));
+  BF_CALL(bf_mf_check_ng(a, ng, what));
+  BF_CALL(bf_mf_check_region(a, region));
+  BF_CALL(bf_mf_check_period(a, period));
+  if (b) {
+    BF_CALL(bf_multifab_check_compatible(a, b, what));
+    BF_CALL(bf_mf_check_data(b));
+    BF_CALL(bf_mf_check_comps(b, bcomp, ncomp, what));
+    BF_CALL(bf_mf_check_ng(b, ng, what));
+  }
+  bf_ktask *t = NULL;
+  int64_t n;
+  BF_CALL(make_tasks(a, b, NULL, region, ng, &t, &n));
+  int err = BF_SUCCESS;
+  if (unique) {
+    /* the masks: tasks are in local fab order, skipping empty ones */
+    int64_t m = 0;
+    for (int64_t li = 0; li < a->nlocal && m < n; ++li) {
+      bf_box bx = *mf_validbox(a, li);
+      if (region) bf_box_intersection(&bx, region, &bx);
+      if (!bf_box_ok(&bx)) continue;
+      uint8_t *mask;
+      err = bf_mf_unique_mask(a, li, &bx, period, &mask);
+      if (err) break;
+      t[m++].mask = mask;
+    }
+  }
+  if (!err) {
+    bf_kargs g = {.op = op, .type = bf_ktype_of(a->dtype), .ncomp = ncomp, .acomp = comp, .bcomp = bcomp};
+    if (bf_backend_get()->reduce(&g, n, t, res)) err = bf_error_set(BF_ERROR_MEMORY, what, "out of memory");
+  }
+  if (unique)
+    for (int64_t i = 0; i < n; ++i) free((void *)t[i].mask);
+  free(t);
+  return err;
+}
+
+int bf_multifab_dot(const bf_multifab *x, int xcomp, const bf_multifab *y, int ycomp, int numcomp, bf_intvect ng,
+                    bool local, double *r) {
+  (void)local;
+  BF_CHECK(y != NULL, BF_ERROR_VALUE, "dot: NULL MultiFab");
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_DOT, x, xcomp, y, ycomp, numcomp, NULL, ng, false, NULL, &res, "dot"));
+  *r = res.value;
+  return BF_SUCCESS;
+}
+
+static int minmax(int op, const bf_multifab *mf, const bf_box *region, int comp, bf_intvect ng, double *r,
+                  bf_intvect *cell, const char *what) {
+  bf_kresult res;
+  BF_CALL(reduce(op, mf, comp, NULL, 0, 1, region, ng, false, NULL, &res, what));
+  if (r) *r = res.found ? res.value : (op == BF_ROP_MIN ? DBL_MAX : -DBL_MAX);
+  if (cell) {
+    BF_CHECK(res.found, BF_ERROR_VALUE, "%s: no cell selected", what);
+    cell->dim = mf->dim;
+    for (int d = 0; d < BF_SPACEDIM_MAX; ++d) cell->v[d] = d < mf->dim ? res.index[d] : 0;
+  }
+  return BF_SUCCESS;
+}
+
+int bf_multifab_min(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect ng, bool local, double *r) {
+  (void)local;
+  return minmax(BF_ROP_MIN, mf, region, comp, ng, r, NULL, "min");
+}
+int bf_multifab_max(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect ng, bool local, double *r) {
+  (void)local;
+  return minmax(BF_ROP_MAX, mf, region, comp, ng, r, NULL, "max");
+}
+int bf_multifab_min_index(const bf_multifab *mf, int comp, bf_intvect ng, bf_intvect *cell) {
+  return minmax(BF_ROP_MIN, mf, NULL, comp, ng, NULL, cell, "min_index");
+}
+int bf_multifab_max_index(const bf_multifab *mf, int comp, bf_intvect ng, bf_intvect *cell) {
+  return minmax(BF_ROP_MAX, mf, NULL, comp, ng, NULL, cell, "max_index");
+}
+
+static bf_intvect zero_ng(const bf_multifab *mf) { return bf_intvect_splat(mf->dim, 0); }
+
+int bf_multifab_sum(const bf_multifab *mf, const bf_box *region, int comp, bool local, double *r) {
+  (void)local;
+  BF_CALL(bf_multifab_check(mf));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), false, NULL, &res, "sum"));
+  *r = res.value;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_sum_unique(const bf_multifab *mf, const bf_box *region, int comp, bool local,
+                           const bf_periodicity *period, double *r) {
+  (void)local;
+  BF_CALL(bf_multifab_check(mf));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), true, period, &res, "sum_unique"));
+  *r = res.value;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm0(const bf_multifab *mf, int comp, bf_intvect ng, bool local, double *r) {
+  (void)local;
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_ABSMAX, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, &res, "norm0"));
+  *r = res.value;
+  return BF_SUCCESS;
+}
+int bf_multifab_norminf(const bf_multifab *mf, int comp, bf_intvect ng, bool local, double *r) {
+  return bf_multifab_norm0(mf, comp, ng, local, r);
+}
+
+int bf_multifab_norm1(const bf_multifab *mf, int comp, bf_intvect ng, bool local, double *r) {
+  (void)local;
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, &res, "norm1"));
+  *r = res.value;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm1_unique(const bf_multifab *mf, int comp, const bf_periodicity *period, double *r) {
+  BF_CALL(bf_multifab_check(mf));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, &res, "norm1"));
+  *r = res.value;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_periodicity *period, double *r) {
+  BF_CALL(bf_multifab_check(mf));
+  bf_kresult res;
+  /* cell-centred data without periodic images have no shared points: skip the masks */
+  bool unique = !bf_multifab_is_all_cell_centered(mf) || period != NULL;
+  BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), unique, period, &res, "norm2"));
+  *r = sqrt(res.value);
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm1_comps(const bf_multifab *mf, int n, const int *comps, bf_intvect ng, bool local,
+                            double *results) {
+  BF_CHECK(n >= 0 && (n == 0 || (comps && results)), BF_ERROR_VALUE, "norm1: bad component list");
+  for (int i = 0; i < n; ++i) BF_CALL(bf_multifab_norm1(mf, comps[i], ng, local, &results[i]));
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm2_comps(const bf_multifab *mf, int n, const int *comps, double *results) {
+  BF_CHECK(n >= 0 && (n == 0 || (comps && results)), BF_ERROR_VALUE, "norm2: bad component list");
+  for (int i = 0; i < n; ++i) BF_CALL(bf_multifab_norm2(mf, comps[i], NULL, &results[i]));
+  return BF_SUCCESS;
+}
+
+int bf_multifab_contains_nan(const bf_multifab *mf, int scomp, int ncomp, bf_intvect ng, bool local, bool *r) {
+  (void)local;
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_HASNAN, mf, scomp, NULL, 0, ncomp, NULL, ng, false, NULL, &res, "contains_nan"));
+  *r = res.found;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_contains_inf(const bf_multifab *mf, int scomp, int ncomp, bf_intvect ng, bool local, bool *r) {
+  (void)local;
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_HASINF, mf, scomp, NULL, 0, ncomp, NULL, ng, false, NULL, &res, "contains_inf"));
+  *r = res.found;
+  return BF_SUCCESS;
+}

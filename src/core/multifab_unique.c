@@ -1,0 +1,124 @@
+/* Box queries for the mesh code and the owner masks of sum_unique / norms
+ * of nodal data.  bf_mesh_intersecting is a plain loop over the boxes for
+ * now; it is the one place to switch to the BoxArray's hashed query. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "multifab_impl.h"
+
+int bf_mesh_intersecting(const bf_boxarray *ba, const bf_box *box, int64_t **out, int64_t *n) {
+  int64_t nb = bf_boxarray_size(ba), m = 0, cap = 8;
+  const bf_box *b = bf_boxarray_data(ba);
+  int64_t *r = malloc((size_t)cap * sizeof *r);
+  BF_CHECK(r != NULL, BF_ERROR_MEMORY, "out of memory");
+  for (int64_t i = 0; i < nb; ++i) {
+    if (!bf_box_intersects(&b[i], box)) continue;
+    if (m == cap) {
+      int64_t *nr = realloc(r, (size_t)(cap *= 2) * sizeof *r);
+      if (!nr) {
+        free(r);
+        BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+      }
+      r = nr;
+    }
+    r[m++] = i;
+  }
+  *out = r;
+  *n = m;
+  return BF_SUCCESS;
+}
+
+static int floor_div_ll(long long a, long long b) { return (int)(a >= 0 ? a / b : -((-a + b - 1) / b)); }
+static int ceil_div_ll(long long a, long long b) { return -floor_div_ll(-a, b); }
+
+int bf_mesh_periodic_shifts(const bf_box *a, const bf_box *b, const bf_periodicity *period, int **out, int *n) {
+  int kmin[3] = {0, 0, 0}, kmax[3] = {0, 0, 0}, p[3] = {0, 0, 0};
+  for (int d = 0; d < a->dim; ++d) {
+    p[d] = period ? period->period[d] : 0;
+    if (p[d] <= 0) continue;
+    kmin[d] = ceil_div_ll((long long)b->lo[d] - a->hi[d], p[d]);
+    kmax[d] = floor_div_ll((long long)b->hi[d] - a->lo[d], p[d]);
+  }
+  long long count = 1;
+  for (int d = 0; d < 3; ++d) count *= kmax[d] >= kmin[d] ? kmax[d] - kmin[d] + 1 : 0;
+  int *s = malloc((size_t)(3 * (count + 1)) * sizeof *s);
+  BF_CHECK(s != NULL, BF_ERROR_MEMORY, "out of memory");
+  int m = 0;
+  s[0] = s[1] = s[2] = 0; /* zero shift first */
+  m = 1;
+  for (int k2 = kmin[2]; k2 <= kmax[2]; ++k2)
+    for (int k1 = kmin[1]; k1 <= kmax[1]; ++k1)
+      for (int k0 = kmin[0]; k0 <= kmax[0]; ++k0) {
+        if (k0 == 0 && k1 == 0 && k2 == 0) continue;
+        s[3 * m] = k0 * p[0], s[3 * m + 1] = k1 * p[1], s[3 * m + 2] = k2 * p[2];
+        ++m;
+      }
+  *out = s;
+  *n = m;
+  return BF_SUCCESS;
+}
+
+/* s > 0 lexicographically, highest dimension most significant. */
+static bool shift_positive(const int *s) {
+  for (int d = 2; d >= 0; --d) {
+    if (s[d] > 0) return true;
+    if (s[d] < 0) return false;
+  }
+  return false;
+}
+
+static void zero_region(uint8_t *mask, const bf_box *region, const bf_box *sub) {
+  int rlo[3], rhi[3], lo[3], hi[3];
+  bf_box_pad3(region, rlo, rhi);
+  bf_box_pad3(sub, lo, hi);
+  int64_t nx = rhi[0] - rlo[0] + 1, ny = rhi[1] - rlo[1] + 1;
+  for (int k = lo[2]; k <= hi[2]; ++k)
+    for (int j = lo[1]; j <= hi[1]; ++j)
+      memset(mask + ((int64_t)(k - rlo[2]) * ny + (j - rlo[1])) * nx + (lo[0] - rlo[0]), 0, (size_t)(hi[0] - lo[0] + 1));
+}
+
+int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_periodicity *period,
+                      uint8_t **out) {
+  int64_t npts;
+  BF_CALL(bf_box_numpts(region, &npts));
+  uint8_t *mask = malloc((size_t)(npts > 0 ? npts : 1));
+  BF_CHECK(mask != NULL, BF_ERROR_MEMORY, "out of memory for an owner mask");
+  memset(mask, 1, (size_t)npts);
+  int64_t gi = mf->lidx[li];
+  const bf_box *boxes = bf_boxarray_data(mf->ba);
+  /* the shifts under which some box may reach the region: from the bounding box */
+  bf_box all = boxes[0];
+  for (int64_t j = 1; j < bf_boxarray_size(mf->ba); ++j) bf_box_minimal(&all, &boxes[j], &all);
+  int *shifts, ns;
+  int err = bf_mesh_periodic_shifts(&all, region, period, &shifts, &ns);
+  if (err) {
+    free(mask);
+    return err;
+  }
+  for (int si = 0; si < ns && !err; ++si) {
+    const int *s = &shifts[3 * si];
+    bf_box q = *region; /* boxes j with (box_j + s) ∩ region: query region - s */
+    int ms[3] = {-s[0], -s[1], -s[2]};
+    (void)bf_box_shift_iv(&q, ms);
+    int64_t *cand, nc;
+    err = bf_mesh_intersecting(mf->ba, &q, &cand, &nc);
+    if (err) break;
+    for (int64_t c = 0; c < nc; ++c) {
+      int64_t j = cand[c];
+      bool zero = s[0] == 0 && s[1] == 0 && s[2] == 0;
+      if (j > gi || (j == gi && (zero || !shift_positive(s)))) continue;
+      bf_box ov = boxes[j];
+      (void)bf_box_shift_iv(&ov, s);
+      bf_box_intersection(&ov, region, &ov);
+      if (bf_box_ok(&ov)) zero_region(mask, region, &ov);
+    }
+    free(cand);
+  }
+  free(shifts);
+  if (err) {
+    free(mask);
+    return err;
+  }
+  *out = mask;
+  return BF_SUCCESS;
+}
