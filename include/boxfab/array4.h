@@ -18,34 +18,11 @@
 #include <stdint.h>
 
 #include "boxfab/base.h"
+#include "boxfab/dtype.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Element types of Array4 (pyAMReX's 13 instantiations). */
-typedef enum bf_dtype {
-  BF_DTYPE_DOUBLE = 0,
-  BF_DTYPE_FLOAT,
-  BF_DTYPE_LONGDOUBLE,
-  BF_DTYPE_CDOUBLE,   /**< double _Complex */
-  BF_DTYPE_CFLOAT,    /**< float _Complex */
-  BF_DTYPE_SHORT,
-  BF_DTYPE_INT,
-  BF_DTYPE_LONG,
-  BF_DTYPE_LONGLONG,
-  BF_DTYPE_USHORT,
-  BF_DTYPE_UINT,
-  BF_DTYPE_ULONG,
-  BF_DTYPE_ULONGLONG,
-  BF_DTYPE_COUNT
-} bf_dtype;
-
-/** Size in bytes of one element of `t`; 0 for an invalid `t`. */
-BF_EXPORT size_t bf_dtype_size(int t);
-
-/** The C name of `t` ("double", "ulonglong", ...); "invalid" for a bad `t`. */
-BF_EXPORT const char *bf_dtype_name(int t);
 
 typedef struct bf_array4 {
   void *p;            /**< element (begin, 0); may be NULL only when the view is empty */

@@ -10,6 +10,7 @@
 #include "boxfab/box.h"
 #include "boxfab/boxarray.h"
 #include "boxfab/distmap.h"
+#include "boxfab/dtype.h"
 #include "boxfab/fab.h"
 #include "boxfab/geometry.h"
 #include "boxfab/intvect.h"

@@ -22,21 +22,11 @@
 #include "boxfab/arena.h"
 #include "boxfab/base.h"
 #include "boxfab/box.h"
+#include "boxfab/dtype.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Element types of fabs and MultiFabs. */
-typedef enum bf_dtype {
-  BF_DTYPE_DOUBLE = 0, /**< Real (float64): FArrayBox, MultiFab */
-  BF_DTYPE_INT = 1     /**< int (int32): IArrayBox, iMultiFab */
-} bf_dtype;
-
-/** Size of one element in bytes (0 for an unknown dtype). */
-BF_EXPORT size_t bf_dtype_size(int dtype);
-/** "double" / "int" (NULL for an unknown dtype). */
-BF_EXPORT const char *bf_dtype_name(int dtype);
 
 typedef struct bf_fab bf_fab;
 

@@ -15,13 +15,6 @@ struct bf_fab {
   bool owned;
 };
 
-size_t bf_dtype_size(int dtype) {
-  return dtype == BF_DTYPE_DOUBLE ? sizeof(double) : dtype == BF_DTYPE_INT ? sizeof(int) : 0;
-}
-const char *bf_dtype_name(int dtype) {
-  return dtype == BF_DTYPE_DOUBLE ? "double" : dtype == BF_DTYPE_INT ? "int" : NULL;
-}
-
 static void fab_free(bf_object *obj) {
   bf_fab *f = (bf_fab *)obj;
   bf_buffer_destroy(&f->buffer);
@@ -31,7 +24,7 @@ static void fab_free(bf_object *obj) {
 static int check_shape(const bf_box *box, int ncomp, int dtype, int64_t *npts) {
   BF_CHECK(box != NULL, BF_ERROR_VALUE, "NULL box");
   BF_CHECK_DIM(box->dim);
-  BF_CHECK(bf_dtype_size(dtype) > 0, BF_ERROR_VALUE, "unknown dtype %d", dtype);
+  BF_CHECK(bf_dtype_is_mesh(dtype), BF_ERROR_VALUE, "fabs hold double or int data, not dtype %d", dtype);
   BF_CHECK(ncomp >= 1, BF_ERROR_VALUE, "number of components must be >= 1, got %d", ncomp);
   BF_CHECK(bf_box_ok(box), BF_ERROR_VALUE, "cannot make a fab on an empty box");
   BF_CALL(bf_box_numpts(box, npts));
@@ -49,7 +42,7 @@ static void set_contiguous(bf_fab *f) {
 static int fab_new(int dim, int dtype, bf_arena *arena, bf_fab **out) {
   BF_CHECK(out != NULL, BF_ERROR_VALUE, "NULL result pointer");
   BF_CHECK_DIM(dim);
-  BF_CHECK(bf_dtype_size(dtype) > 0, BF_ERROR_VALUE, "unknown dtype %d", dtype);
+  BF_CHECK(bf_dtype_is_mesh(dtype), BF_ERROR_VALUE, "fabs hold double or int data, not dtype %d", dtype);
   bf_fab *f = calloc(1, sizeof *f);
   BF_CHECK(f != NULL, BF_ERROR_MEMORY, "out of memory for a fab");
   bf_object_init(&f->obj, fab_free);

@@ -32,7 +32,7 @@ int bf_multifab_create(bf_boxarray *ba, bf_distmap *dm, int ncomp, bf_intvect ng
   BF_CHECK(ngrow.dim == dim, BF_ERROR_TYPE, "ngrow has dimension %d, the BoxArray %d", ngrow.dim, dim);
   for (int d = 0; d < dim; ++d)
     BF_CHECK(ngrow.v[d] >= 0, BF_ERROR_VALUE, "ghost cells must be >= 0, got %d in direction %d", ngrow.v[d], d);
-  BF_CHECK(bf_dtype_size(dtype) > 0, BF_ERROR_VALUE, "unknown dtype %d", dtype);
+  BF_CHECK(bf_dtype_is_mesh(dtype), BF_ERROR_VALUE, "MultiFabs hold double or int data, not dtype %d", dtype);
   const bf_box *boxes = bf_boxarray_data(ba);
   for (int64_t i = 0; i < n; ++i)
     BF_CHECK(bf_box_ok(&boxes[i]), BF_ERROR_VALUE, "box %lld of the BoxArray is empty", (long long)i);

@@ -58,7 +58,7 @@ static int check_unary(int op, int dim, int dtype, const bf_box *region, int com
 
 static void test_unary_ops(void) {
   for (int dim = 1; dim <= 3; ++dim)
-    for (int dt = 0; dt < 2; ++dt)
+    for (int dt = BF_DTYPE_DOUBLE; dt <= BF_DTYPE_INT; dt = (dt == BF_DTYPE_DOUBLE ? BF_DTYPE_INT : BF_DTYPE_INT + 1))
       for (int op = 0; op < U_N; ++op) {
         BFT_CHECK(check_unary(op, dim, dt, NULL, 0, 3, 2) == 0);
         BFT_CHECK(check_unary(op, dim, dt, NULL, 1, 2, 0) == 0);
@@ -138,7 +138,7 @@ static int check_binary(int op, int dim, int dtype) {
 
 static void test_binary_ops(void) {
   for (int dim = 1; dim <= 3; ++dim)
-    for (int dt = 0; dt < 2; ++dt)
+    for (int dt = BF_DTYPE_DOUBLE; dt <= BF_DTYPE_INT; dt = (dt == BF_DTYPE_DOUBLE ? BF_DTYPE_INT : BF_DTYPE_INT + 1))
       for (int op = 0; op < B_N; ++op) {
         int bad = check_binary(op, dim, dt);
         if (bad) fprintf(stderr, "binary op %d dim %d dtype %d: %d bad\n", op, dim, dt, bad);

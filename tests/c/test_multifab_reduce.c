@@ -110,7 +110,7 @@ static void check_reductions(int dim, int dtype) {
 
 static void test_reductions(void) {
   for (int dim = 1; dim <= 3; ++dim)
-    for (int dt = 0; dt < 2; ++dt) check_reductions(dim, dt);
+    for (int dt = BF_DTYPE_DOUBLE; dt <= BF_DTYPE_INT; dt = (dt == BF_DTYPE_DOUBLE ? BF_DTYPE_INT : BF_DTYPE_INT + 1)) check_reductions(dim, dt);
 }
 
 static void test_nan_inf(void) {
