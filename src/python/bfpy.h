@@ -49,6 +49,18 @@ enum bfpy_type_id {
   BFPY_T_AMREX,
   BFPY_T_CONFIG,
   BFPY_T_ARRAY4,       /* hidden base of the 26 Array4_<T>[_const] types, per dim (bfpy_array4.h) */
+  BFPY_T_BUFFER_OWNER, /* dimension independent ([0]): keeps a bf_buffer alive for views */
+  BFPY_T_ARENA,        /* Arena */
+  BFPY_T_MFINFO,       /* MFInfo */
+  BFPY_T_MFITINFO,     /* MFItInfo */
+  BFPY_T_FABFACTORY,   /* FabFactory_FArrayBox */
+  BFPY_T_BASEFAB,      /* BaseFab_Real */
+  BFPY_T_FARRAYBOX,    /* FArrayBox(BaseFab_Real) */
+  BFPY_T_FABARRAYBASE, /* FabArrayBase */
+  BFPY_T_FABARRAY,     /* FabArray_FArrayBox(FabArrayBase) */
+  BFPY_T_MULTIFAB,     /* MultiFab(FabArray_FArrayBox) */
+  BFPY_T_IMULTIFAB,    /* iMultiFab(FabArrayBase) */
+  BFPY_T_MFITER,       /* MFIter */
   BFPY_NTYPES
 };
 
@@ -204,5 +216,51 @@ const bf_array4 *bfpy_array4_view(PyObject *o);
  * 2 length.  A new Dim3; NULL without an exception when `a` is not an Array4
  * (NULL with an exception on failure). */
 PyObject *bfpy_array4_bounds(PyObject *a, int which);
+
+
+/* ---- mesh data (issue 3) ------------------------------------------------------ */
+#include "boxfab/arena.h"
+#include "boxfab/fab.h"
+#include "boxfab/mfiter.h"
+#include "boxfab/multifab.h"
+
+/* A tiny object holding one reference to a bf_buffer: the owner of views
+ * (Array4, NumPy arrays, DLPack capsules) of MultiFab and FArrayBox data, so
+ * that the memory outlives clear()/del of the container (bfpy_buffer.c). */
+typedef struct { PyObject_HEAD bf_buffer *buf; } bfpy_buffer_owner_object;
+/* A new owner holding a new reference to `buf` (retained here). */
+PyObject *bfpy_buffer_owner_new(bf_buffer *buf);
+
+typedef struct { PyObject_HEAD int dim; bf_arena *arena; } bfpy_arena_object;   /* arena: a singleton, never freed */
+typedef struct { PyObject_HEAD int dim; bool alloc; PyObject *arena; PyObject *tags; } bfpy_mfinfo_object;
+/* arena: an Arena object or NULL (default); tags: a Vector_string or NULL */
+typedef struct {
+  PyObject_HEAD int dim;
+  bool do_tiling, dynamic, device_sync;
+  int num_streams;
+  bf_intvect tilesize;
+} bfpy_mfitinfo_object;
+typedef struct { PyObject_HEAD int dim; } bfpy_fabfactory_object;
+/* BaseFab_Real / FArrayBox: fab may be NULL (empty); owner: the object whose
+ * memory an aliasing fab views (NULL when the fab owns its data). */
+typedef struct { PyObject_HEAD int dim; bf_fab *fab; PyObject *owner; } bfpy_fab_object;
+/* FabArrayBase / FabArray_FArrayBox / MultiFab / iMultiFab: mf NULL = undefined
+ * (MultiFab()); arena: the Arena object it was made with (or NULL). */
+typedef struct {
+  PyObject_HEAD int dim;
+  bf_multifab *mf;
+  PyObject *arena;
+  PyObject *weakreflist;
+} bfpy_multifab_object;
+
+PyObject *bfpy_arena_new(int dim, bf_arena *arena);
+/* The bf_arena of an Arena object of dimension dim, or of None (the default arena). */
+int bfpy_as_arena(PyObject *o, int dim, bf_arena **out, const char *what);
+
+int bfpy_init_buffer(PyObject *m, int dim);    /* _BufferOwner */
+int bfpy_init_multifab(PyObject *m, int dim);  /* FabArrayBase, FabArray_FArrayBox, MultiFab, iMultiFab, MFIter,
+                                                  copy_mfab, dtoh_memcpy, htod_memcpy */
+int bfpy_init_fab(PyObject *m, int dim);       /* Arena, The_*_Arena, MFInfo, MFItInfo, FabFactory_FArrayBox,
+                                                  BaseFab_Real, FArrayBox */
 
 #endif

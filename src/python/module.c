@@ -113,6 +113,7 @@ typedef int (*bfpy_family_init)(PyObject *, int);
 static const bfpy_family_init bfpy_families[] = {
     bfpy_init_intvect, bfpy_init_indextype, bfpy_init_box,     bfpy_init_boxarray,
     bfpy_init_geometry, bfpy_init_vector,   bfpy_init_runtime, bfpy_init_array4,
+    bfpy_init_buffer,   bfpy_init_fab,      bfpy_init_multifab,
 };
 
 static int core_exec(PyObject *core) {
