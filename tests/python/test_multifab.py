@@ -53,7 +53,7 @@ def test_array_views_cover_fabbox(amr):
         assert [lb.x, lb.y, lb.z][:d] == list(fb.small_end)
         assert [ub.x, ub.y, ub.z][:d] == list(fb.big_end)
         v = a.to_numpy()
-        assert v.shape == tuple([fb.length[k] if k < d else 1 for k in range(3)] + [2])
+        assert v.shape == tuple([fb.length()[k] if k < d else 1 for k in range(3)] + [2])
         ca = mf.const_array(mfi)
         assert type(ca).__name__ == "Array4_double_const"
         n += 1
