@@ -35,7 +35,7 @@ static PyObject *run_minmax(PyObject *self, const char *func, PyObject *const *a
                         "(comp: int = 0, nghost: int = 0, local: bool = False), (region: Box, comp: int = 0, nghost: "
                         "int = 0, local: bool = False)");
   if (s < 0) return NULL;
-  PyObject **o = s == 0 ? out : out - 1; /* o[0] region, o[1] comp, o[2] nghost, o[3] local */
+  PyObject *o[4] = {s == 0 ? out[0] : NULL, out[1 - s], out[2 - s], out[3 - s]}; /* region, comp, nghost, local */
   int dim = MFO(self)->dim, comp, err = 0;
   bool local;
   bf_box region;
@@ -85,7 +85,7 @@ static PyObject *m_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
   int s = bfpy_mf_match("sum", args, nargs, kwnames, sigs, 2, out,
                         "sum(comp: int = 0, local: bool = False), sum(region: Box, comp: int = 0, local: bool = False)");
   if (s < 0) return NULL;
-  PyObject **o = s == 0 ? out : out - 1;
+  PyObject *o[3] = {s == 0 ? out[0] : NULL, out[1 - s], out[2 - s]}; /* region, comp, local */
   int comp;
   bool local;
   bf_box region;
