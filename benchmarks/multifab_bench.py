@@ -54,7 +54,6 @@ def ops_table(n, box, repeat):
     ax = rng.random((n, n, n))
     ay = np.full((n, n, n), 0.25)
     az = np.zeros((n, n, n))
-    zero = amr.IntVect(0, 0, 0)
 
     cases = [
         ("set_val", lambda: x.set_val(2.0), lambda: ax.fill(2.0)),
@@ -64,7 +63,6 @@ def ops_table(n, box, repeat):
         ("sum", lambda: x.sum(0), lambda: ax.sum()),
         ("norm2", lambda: x.norm2(0), lambda: np.linalg.norm(ax.ravel())),
     ]
-    del zero
     rows = []
     for name, fb, fn in cases:
         tb = best_of(fb, repeat)
