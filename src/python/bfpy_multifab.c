@@ -407,11 +407,7 @@ static PyObject *fa_get_arena(PyObject *self, void *c) {
   bf_multifab *mf;
   if (fa_prop(self, &mf) < 0) return NULL;
   if (MFO(self)->arena) return Py_NewRef(MFO(self)->arena);
-  int dim = MFO(self)->dim;
-  /* TODO(lead): the Arena type comes with the fab family (branch fabpy); until
-   * it is registered this property is None. */
-  if (!bfpy_types[dim][BFPY_T_ARENA]) Py_RETURN_NONE;
-  return bfpy_arena_new(dim, mf ? bf_multifab_arena(mf) : bf_arena_get(BF_ARENA_DEFAULT));
+  return bfpy_arena_new(MFO(self)->dim, mf ? bf_multifab_arena(mf) : bf_arena_get(BF_ARENA_DEFAULT));
 }
 
 static PyObject *fa_get_factory(PyObject *self, void *c) {
@@ -419,7 +415,6 @@ static PyObject *fa_get_factory(PyObject *self, void *c) {
   bf_multifab *mf;
   if (fa_prop(self, &mf) < 0) return NULL;
   PyTypeObject *t = bfpy_types[MFO(self)->dim][BFPY_T_FABFACTORY];
-  if (!t) Py_RETURN_NONE; /* the type comes with the fab family */
   PyObject *f = t->tp_alloc(t, 0);
   if (f) ((bfpy_fabfactory_object *)f)->dim = MFO(self)->dim;
   return f;
