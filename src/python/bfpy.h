@@ -230,6 +230,8 @@ PyObject *bfpy_array4_bounds(PyObject *a, int which);
 typedef struct { PyObject_HEAD bf_buffer *buf; } bfpy_buffer_owner_object;
 /* A new owner holding a new reference to `buf` (retained here). */
 PyObject *bfpy_buffer_owner_new(bf_buffer *buf);
+/* The BFPY_MEM_* kind of the memory an arena gives (NULL: host), for views. */
+int bfpy_memory_of_arena(const bf_arena *a);
 
 typedef struct { PyObject_HEAD int dim; bf_arena *arena; } bfpy_arena_object;   /* arena: a singleton, never freed */
 typedef struct { PyObject_HEAD int dim; bool alloc; PyObject *arena; PyObject *tags; } bfpy_mfinfo_object;

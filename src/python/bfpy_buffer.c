@@ -42,6 +42,14 @@ PyObject *bfpy_buffer_owner_new(bf_buffer *buf) {
   return (PyObject *)o;
 }
 
+int bfpy_memory_of_arena(const bf_arena *a) {
+  if (!a) return BFPY_MEM_HOST;
+  if (bf_arena_is_device(a)) return BFPY_MEM_DEVICE;
+  if (bf_arena_is_managed(a)) return BFPY_MEM_MANAGED;
+  if (bf_arena_is_pinned(a)) return BFPY_MEM_PINNED;
+  return BFPY_MEM_HOST;
+}
+
 int bfpy_init_buffer(PyObject *m, int dim) {
   (void)m;
   if (dim == 1 && !bfpy_make_type(NULL, 0, BFPY_T_BUFFER_OWNER, "_BufferOwner", &owner_spec, NULL)) return -1;

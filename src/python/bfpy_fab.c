@@ -29,14 +29,6 @@ static const char farraybox_init_sigs[] =
     "Array4_double_const, /), (a: Array4_double, t: IndexType, /), (bx: Box, ncomp: int, alloc: bool, "
     "alloc_single_chunk: bool, arena: Arena = None, /)";
 
-static int memory_of_arena(bf_arena *a) {
-  if (!a) return BFPY_MEM_HOST;
-  if (bf_arena_is_device(a)) return BFPY_MEM_DEVICE;
-  if (bf_arena_is_managed(a)) return BFPY_MEM_MANAGED;
-  if (bf_arena_is_pinned(a)) return BFPY_MEM_PINNED;
-  return BFPY_MEM_HOST;
-}
-
 static const char *fab_name(PyObject *self) {
   return bfpy_is(self, BFPY_T_FARRAYBOX, -1) ? "FArrayBox" : "BaseFab_Real";
 }
@@ -259,7 +251,7 @@ static PyObject *fab_make_array4(PyObject *self, bool is_const) {
   a.nstride = st[2];
   PyObject *owner = bfpy_buffer_owner_new(bf_fab_buffer(fab));
   if (!owner) return NULL;
-  PyObject *r = bfpy_array4_new(FAB(self)->dim, &a, is_const, owner, memory_of_arena(bf_fab_arena(fab)));
+  PyObject *r = bfpy_array4_new(FAB(self)->dim, &a, is_const, owner, bfpy_memory_of_arena(bf_fab_arena(fab)));
   Py_DECREF(owner);
   return r;
 }

@@ -487,7 +487,7 @@ static PyObject *fa_array_impl(PyObject *self, PyObject *const *args, Py_ssize_t
   a.nstride = f.stride[2];
   PyObject *owner = bfpy_buffer_owner_new(buf);
   if (!owner) return NULL;
-  PyObject *r = bfpy_array4_new(dim, &a, is_const, owner, BFPY_MEM_HOST);
+  PyObject *r = bfpy_array4_new(dim, &a, is_const, owner, bfpy_memory_of_arena(bf_multifab_arena(mf)));
   Py_DECREF(owner);
   return r;
 }
