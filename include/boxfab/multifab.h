@@ -242,6 +242,11 @@ BF_EXPORT int bf_multifab_sum_boundary(bf_multifab *mf, int scomp, int ncomp, bf
 BF_EXPORT int bf_multifab_override_sync(bf_multifab *mf, int scomp, int ncomp, const bf_periodicity *period);
 /** Nodal data: every shared point gets the average of all its copies. */
 BF_EXPORT int bf_multifab_average_sync(bf_multifab *mf, int scomp, int ncomp, const bf_periodicity *period);
+/** Nodal data (AMReX's WeightedSync): each copy of a point is multiplied by
+ *  component 0 of `wgt` (same layout), then every copy of a shared point
+ *  (periodic images included) gets the sum of all its weighted copies.
+ *  Cell-centred data is left unchanged.  Valid cells only. */
+BF_EXPORT int bf_multifab_weighted_sync(bf_multifab *mf, const bf_multifab *wgt, const bf_periodicity *period);
 /** Copy from src (any BoxArray of the same dim and index type, same dtype) into
  *  dst: each dst cell in its valid box grown by dst_nghost that lies in a src
  *  valid box grown by src_nghost (or a periodic image) gets that value.

@@ -1,6 +1,6 @@
 /* boxfab._core: ghost exchange and copies between layouts (API.md 2.7, 2.8):
  * fill_boundary (6 overloads), sum_boundary (4), override_sync (2),
- * average_sync, weighted_sync (NotImplementedError: not in the C core), and
+ * average_sync, weighted_sync, and
  * the extension parallel_copy / parallel_add (AMReX's ParallelCopy between
  * MultiFabs on different BoxArrays):
  *
@@ -127,13 +127,14 @@ static PyObject *m_weighted_sync(PyObject *self, PyObject *const *args, Py_ssize
   if (bfpy_mf_match("weighted_sync", args, nargs, kwnames, sigs, 1, out,
                     "weighted_sync(vol: MultiFab, period: Periodicity, /)") < 0)
     return NULL;
-  if (!bfpy_mf_self(self, "weighted_sync") ||
-      !bfpy_mf_arg(out[0], MFO(self)->dim, BF_DTYPE_DOUBLE, "weighted_sync(vol)"))
+  bool has;
+  bf_periodicity per;
+  bf_multifab *mf = bfpy_mf_self(self, "weighted_sync");
+  bf_multifab *vol = mf ? bfpy_mf_arg(out[0], MFO(self)->dim, BF_DTYPE_DOUBLE, "weighted_sync(vol)") : NULL;
+  if (!vol || bfpy_mf_period(out[1], MFO(self)->dim, &per, &has, "period") < 0 ||
+      bfpy_check(bf_multifab_weighted_sync(mf, vol, has ? &per : NULL)) < 0)
     return NULL;
-  PyErr_SetString(PyExc_NotImplementedError,
-                  "MultiFab.weighted_sync is not implemented in boxfab yet (the C core has no volume-weighted "
-                  "sync); average_sync and override_sync are available");
-  return NULL;
+  Py_RETURN_NONE;
 }
 
 typedef int (*pcopy_fn)(bf_multifab *, const bf_multifab *, int, int, int, bf_intvect, bf_intvect,

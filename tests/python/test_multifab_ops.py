@@ -374,10 +374,48 @@ def test_bad_inputs(amr, rng):
         mf.min(amr_o.Box(amr_o.IntVect(*([0] * other_dim)), amr_o.IntVect(*([1] * other_dim))))
 
 
-def test_weighted_sync_not_implemented(amr):
+@pytest.mark.parametrize("periodic", [False, True])
+def test_weighted_sync_sums_weighted_copies(amr, periodic):
+    """Nodal data: every copy of a shared point becomes the sum over all copies of value * weight."""
+    ensure_init(amr)
+    d = dim_of(amr)
+    n = 8
+    dom, ba = make_ba(amr, n=n, max_size=4)
+    nba = amr.BoxArray(ba).convert(amr.IndexType(*([amr.IndexType.CellIndex.NODE] * d)))
+    dm = amr.DistributionMapping(nba)
+    mf = amr.MultiFab(nba, dm, 2, 0)
+    vol = amr.MultiFab(nba, dm, 1, 0)
+    rng = np.random.default_rng(5)
+    fill_random(mf, rng)
+    fill_random(vol, rng)
+    before = [(vlo, vhi, flo, v.copy()) for vlo, vhi, flo, fhi, v in fabs(mf)]
+    weights = [w.copy() for _, _, _, _, w in fabs(vol)]
+    period = amr.Periodicity(amr.IntVect(*([n] * d))) if periodic else amr.Periodicity.non_periodic()
+    mf.weighted_sync(vol, period)
+
+    def key(node):  # periodic images of a node are one point
+        return tuple(x % n for x in node) if periodic else tuple(node)
+
+    expected = {}
+    for (vlo, vhi, flo, v), w in zip(before, weights):
+        for idx in np.ndindex(*v.shape[:3]):
+            node = key([idx[k] + flo[k] for k in range(d)])
+            expected[node] = expected.get(node, 0.0) + v[idx] * w[idx + (0,)]
+    for vlo, vhi, flo, fhi, v in fabs(mf):
+        for idx in np.ndindex(*v.shape[:3]):
+            node = key([idx[k] + flo[k] for k in range(d)])
+            np.testing.assert_allclose(v[idx], expected[node], rtol=1e-12, atol=1e-12)
+
+
+def test_weighted_sync_leaves_cell_data_and_checks_layout(amr):
     mf, _ = make_mf(amr, ncomp=1, ngrow=1)
-    with pytest.raises(NotImplementedError, match="weighted_sync"):
-        mf.weighted_sync(mf, amr.Periodicity.non_periodic())
+    mf.set_val(2.0)
+    mf.weighted_sync(mf, amr.Periodicity.non_periodic())  # cell-centred: nothing shared
+    assert mf.min(0) == 2.0 and mf.max(0) == 2.0
+    _, ba2 = make_ba(amr, n=16, max_size=4)
+    other = amr.MultiFab(ba2, amr.DistributionMapping(ba2), 1, 0)
+    with pytest.raises(ValueError, match="BoxArray"):
+        mf.weighted_sync(other, amr.Periodicity.non_periodic())
 
 
 def test_memcpy(amr, rng):
