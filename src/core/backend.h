@@ -110,6 +110,21 @@ typedef struct bf_xargs {
   const size_t *soffs;
 } bf_xargs;
 
+/* Exchange tasks cut into work units: unit u is tasks [ustart[u],
+ * ustart[u+1]).  Units run concurrently (each thread gets a contiguous run
+ * of units holding about its share of the points; uprefix[u] = points of
+ * the units before u, nunits + 1 entries).  `pairs` false: the tasks of a
+ * unit run in order (one destination fab: disjoint writes between units).
+ * `pairs` true: a unit is one task or two that touch each other's fabs (a
+ * copy and its mirror, no write of one meets the other's points) and that
+ * run row by row interleaved, so each cache line is fetched once for both. */
+typedef struct bf_xlist {
+  const bf_xtask *tasks;
+  int64_t nunits;
+  const int64_t *ustart, *uprefix;
+  bool pairs;
+} bf_xlist;
+
 typedef struct bf_backend {
   const char *name;
   /* Memory of a kind (bf_arena_kind); blocks 64-byte aligned; true flags of what is returned. */
@@ -125,12 +140,8 @@ typedef struct bf_backend {
   /* Reduction over tasks, deterministic: the result does not depend on the
    * number of threads (fixed partition, partials combined in task order). */
   int (*reduce)(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
-  /* Exchange tasks (ghost exchange, copies between layouts).  group_start as
-   * for elementwise: NULL = independent tasks (they must write disjoint
-   * points); else the tasks of a group run in order, groups concurrently.
-   * `points`: total points of all tasks (one component), to decide on threads. */
-  int (*exchange)(const bf_xargs *args, int64_t ntasks, const bf_xtask *tasks, int64_t ngroups,
-                  const int64_t *group_start, int64_t points);
+  /* Exchange tasks (ghost exchange, copies between layouts), see bf_xlist. */
+  int (*exchange)(const bf_xargs *args, const struct bf_xlist *list);
 } bf_backend;
 
 enum {

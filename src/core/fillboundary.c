@@ -42,17 +42,19 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
   const bf_plan_exec *e;
   BF_CALL(bf_plan_exec_get(p, dst, src, &e));
   const bf_backend *be = bf_backend_get();
-  int64_t gs[2] = {0, p->nitems};
-  int64_t ng = serial ? 1 : p->ngroups;
-  const int64_t *gstart = serial ? gs : p->group_start;
   bf_xargs g = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .dcomp = dcomp, .scomp = scomp,
                 .dbase = bf_buffer_data(dst->buffer), .doffs = dst->offsets,
                 .sbase = src ? bf_buffer_data(src->buffer) : NULL, .soffs = src ? src->offsets : NULL};
+  /* serial: all tasks as one unit, in order (the run's tasks are in plan
+   * order unless the plan is free-order, when any order gives the same) */
+  int64_t one[2] = {0, p->nitems}, onep[2] = {0, e->points};
+  bf_xlist serial_list = {.tasks = e->run.tasks, .nunits = 1, .ustart = one, .uprefix = onep};
   if (!stage || !src) {
-    BF_CHECK(be->exchange(&g, p->nitems, e->tasks, ng, gstart, e->points) == 0, BF_ERROR_MEMORY,
+    BF_CHECK(be->exchange(&g, serial ? &serial_list : &e->run) == 0, BF_ERROR_MEMORY,
              "out of memory in the ghost exchange");
     return BF_SUCCESS;
   }
+  serial_list.tasks = e->unpacks.tasks;
   /* staging: block i holds item i's source points, ncomp components, 64-byte aligned */
   size_t es = dst->dtype == BF_DTYPE_DOUBLE ? sizeof(double) : sizeof(int);
   size_t *offs = malloc((size_t)p->nitems * sizeof *offs);
@@ -73,8 +75,8 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
   bf_xargs pack = g, unpack = g;
   pack.op = BF_KOP_COPY, pack.dbase = buf, pack.doffs = offs, pack.dcomp = 0;
   unpack.sbase = buf, unpack.soffs = offs, unpack.scomp = 0;
-  int err = be->exchange(&pack, p->nitems, e->pack, 0, NULL, e->points);
-  if (!err) err = be->exchange(&unpack, p->nitems, e->unpack, ng, gstart, e->points);
+  int err = be->exchange(&pack, &e->packs);
+  if (!err) err = be->exchange(&unpack, serial ? &serial_list : &e->unpacks);
   free(buf);
   free(offs);
   BF_CHECK(err == 0, BF_ERROR_MEMORY, "out of memory in the ghost exchange");

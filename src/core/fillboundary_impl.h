@@ -39,7 +39,11 @@ typedef struct bf_copy_item {
 typedef struct bf_plan_exec {
   struct bf_plan_exec *next;
   int dng[3], sng[3];
-  bf_xtask *tasks, *pack, *unpack;
+  bf_xtask *tasks, *pack, *unpack; /* tasks: in `run` order */
+  int64_t *ustart, *uprefix;       /* units of `run` */
+  int64_t *gstart, *gprefix;       /* units of `unpack`: the plan's groups */
+  int64_t *pstart, *pprefix;       /* units of `pack`: one task each */
+  bf_xlist run, packs, unpacks;
   int64_t points; /* sum of the tasks' points */
 } bf_plan_exec;
 
@@ -49,7 +53,8 @@ typedef struct bf_plan {
   int64_t nitems;
   int64_t *group_start; /* items of one dst fab: [group_start[g], group_start[g+1]) */
   int64_t ngroups;
-  bool needs_tmp; /* sum_boundary: some item reads cells another writes */
+  bool needs_tmp;  /* sum_boundary: some item reads cells another writes */
+  bool free_order; /* no item reads points an item writes, and no two write the same point */
   pthread_mutex_t lock; /* guards execs */
   bf_plan_exec *execs;
 } bf_plan;

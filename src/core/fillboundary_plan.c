@@ -229,6 +229,16 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
       if (i == 0 || iv.v[i].dst_li != iv.v[i - 1].dst_li) gs[ng++] = i;
     gs[ng] = iv.n;
   }
+  /* fill_boundary reads valid points and writes ghost points (of other
+   * memory, or of the same fab): free order when no two items of a fab
+   * write the same point (overlapping boxes or short periods can do that) */
+  bool free_order = !err && k->kind == BF_PLAN_FILL_BOUNDARY;
+  for (int64_t g = 0; free_order && g < ng; ++g) {
+    if (gs[g + 1] - gs[g] > 512) free_order = false; /* not worth checking */
+    for (int64_t a = gs[g]; free_order && a < gs[g + 1]; ++a)
+      for (int64_t b = a + 1; free_order && b < gs[g + 1]; ++b)
+        if (bf_box_intersects(&iv.v[a].region, &iv.v[b].region)) free_order = false;
+  }
   /* a sum needs a copy of the sources when an item reads cells that some dst target writes */
   bool tmp = false;
   if (!err && k->kind == BF_PLAN_SUM_BOUNDARY) {
@@ -254,6 +264,7 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
   plan->items = iv.v, plan->nitems = iv.n;
   plan->group_start = gs, plan->ngroups = ng;
   plan->needs_tmp = tmp;
+  plan->free_order = free_order;
   return BF_SUCCESS;
 }
 
@@ -278,12 +289,13 @@ static bool key_equal(const bf_plan_key *a, const bf_plan_key *b) {
          a->cross == b->cross;
 }
 
+static void exec_free(struct bf_plan_exec *e);
+
 static void plan_release(bf_plan *p) {
   if (p && __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
     for (bf_plan_exec *e = p->execs, *next; e; e = next) {
       next = e->next;
-      free(e->tasks), free(e->pack), free(e->unpack);
-      free(e);
+      exec_free(e);
     }
     pthread_mutex_destroy(&p->lock);
     free(p->items);
@@ -307,17 +319,121 @@ static int64_t view_offset(const bf_kview *v, const int *p) {
   return ((int64_t)p[0] - v->lo[0]) + ((int64_t)p[1] - v->lo[1]) * v->js + ((int64_t)p[2] - v->lo[2]) * v->ks;
 }
 
+typedef struct pair_key {
+  int64_t dst, src;
+  int shift[3], n[3];
+} pair_key;
+
+static int key_cmp(const pair_key *a, const pair_key *b) {
+  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  int c = memcmp(a->shift, b->shift, sizeof a->shift);
+  if (c) return c;
+  return memcmp(a->n, b->n, sizeof a->n);
+}
+
+static pair_key item_key(const bf_copy_item *it, bool mirror) {
+  pair_key k;
+  memset(&k, 0, sizeof k);
+  k.dst = mirror ? it->src_li : it->dst_li;
+  k.src = mirror ? it->dst_li : it->src_li;
+  for (int d = 0; d < 3; ++d) {
+    k.shift[d] = mirror ? -it->shift[d] : it->shift[d];
+    k.n[d] = d < it->region.dim ? it->region.hi[d] - it->region.lo[d] + 1 : 1;
+  }
+  return k;
+}
+
+typedef struct keyed {
+  pair_key k;
+  int64_t idx;
+} keyed;
+
+static int keyed_cmp(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  int c = key_cmp(&x->k, &y->k);
+  return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
+}
+
+/* Order of a free-order plan as units of one item or of an item and its
+ * mirror (the copy in the other direction between the same two fabs, of
+ * the same shape): order[] lists items, ustart[] the units (nunits + 1). */
+static int pair_items(const bf_plan *p, int64_t *order, int64_t *ustart, int64_t *nunits) {
+  int64_t n = p->nitems;
+  keyed *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
+  bool *used = calloc((size_t)(n > 0 ? n : 1), sizeof *used);
+  if (!sorted || !used) {
+    free(sorted), free(used);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for a copy plan");
+  }
+  for (int64_t i = 0; i < n; ++i) sorted[i] = (keyed){item_key(&p->items[i], false), i};
+  qsort(sorted, (size_t)n, sizeof *sorted, keyed_cmp);
+  int64_t m = 0, u = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (used[i]) continue;
+    used[i] = true;
+    ustart[u++] = m;
+    order[m++] = i;
+    pair_key want = item_key(&p->items[i], true);
+    int64_t lo = 0, hi = n; /* first sorted entry >= want */
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (key_cmp(&sorted[mid].k, &want) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < n; ++lo) {
+      if (key_cmp(&sorted[lo].k, &want) != 0) break;
+      if (!used[sorted[lo].idx]) {
+        used[sorted[lo].idx] = true;
+        order[m++] = sorted[lo].idx;
+        break;
+      }
+    }
+  }
+  ustart[u] = m;
+  *nunits = u;
+  free(sorted), free(used);
+  return BF_SUCCESS;
+}
+
+static void exec_free(bf_plan_exec *e) {
+  if (!e) return;
+  free(e->tasks), free(e->pack), free(e->unpack);
+  free(e->ustart), free(e->uprefix), free(e->gstart), free(e->gprefix), free(e->pstart), free(e->pprefix);
+  free(e);
+}
+
+static int64_t task_points(const bf_xtask *t) { return t->nx * t->ny * t->nz; }
+
+static void prefix_of(const bf_xtask *tasks, const int64_t *ustart, int64_t nunits, int64_t *prefix) {
+  prefix[0] = 0;
+  for (int64_t u = 0; u < nunits; ++u) {
+    int64_t pts = 0;
+    for (int64_t t = ustart[u]; t < ustart[u + 1]; ++t) pts += task_points(&tasks[t]);
+    prefix[u + 1] = prefix[u] + pts;
+  }
+}
+
 static int exec_build(const bf_plan *p, const bf_multifab *dst, const bf_multifab *src, bf_plan_exec **out) {
   bf_plan_exec *e = calloc(1, sizeof *e);
   size_t n = (size_t)(p->nitems > 0 ? p->nitems : 1);
+  bf_xtask *tasks = malloc(n * sizeof *tasks);
+  int64_t *order = malloc(n * sizeof *order);
   if (e) {
     e->tasks = malloc(n * sizeof *e->tasks);
     e->pack = malloc(n * sizeof *e->pack);
     e->unpack = malloc(n * sizeof *e->unpack);
+    e->ustart = malloc((n + 1) * sizeof *e->ustart);
+    e->uprefix = malloc((n + 1) * sizeof *e->uprefix);
+    e->gstart = malloc((n + 1) * sizeof *e->gstart);
+    e->gprefix = malloc((n + 1) * sizeof *e->gprefix);
+    e->pstart = malloc((n + 1) * sizeof *e->pstart);
+    e->pprefix = malloc((n + 1) * sizeof *e->pprefix);
   }
-  if (!e || !e->tasks || !e->pack || !e->unpack) {
-    if (e) free(e->tasks), free(e->pack), free(e->unpack);
-    free(e);
+  if (!e || !tasks || !order || !e->tasks || !e->pack || !e->unpack || !e->ustart || !e->uprefix || !e->gstart ||
+      !e->gprefix || !e->pstart || !e->pprefix) {
+    exec_free(e);
+    free(tasks), free(order);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory for a copy plan");
   }
   for (int d = 0; d < 3; ++d) {
@@ -344,8 +460,34 @@ static int exec_build(const bf_plan *p, const bf_multifab *dst, const bf_multifa
     bf_xtask up = t;
     up.sfab = i, up.soff = 0, up.sjs = t.nx, up.sks = t.nx * t.ny, up.sns = npts;
     fuse_rows(&t), fuse_rows(&pk), fuse_rows(&up);
-    e->tasks[i] = t, e->pack[i] = pk, e->unpack[i] = up;
+    tasks[i] = t, e->pack[i] = pk, e->unpack[i] = up;
+    e->pstart[i] = i;
   }
+  e->pstart[p->nitems] = p->nitems;
+  memcpy(e->gstart, p->group_start, (size_t)(p->ngroups + 1) * sizeof *e->gstart);
+  int64_t nunits = 0;
+  int err = BF_SUCCESS;
+  if (p->free_order) {
+    err = pair_items(p, order, e->ustart, &nunits);
+  } else {
+    for (int64_t i = 0; i < p->nitems; ++i) order[i] = i;
+    memcpy(e->ustart, p->group_start, (size_t)(p->ngroups + 1) * sizeof *e->ustart);
+    nunits = p->ngroups;
+  }
+  if (err) {
+    exec_free(e);
+    free(tasks), free(order);
+    return err;
+  }
+  for (int64_t i = 0; i < p->nitems; ++i) e->tasks[i] = tasks[order[i]];
+  free(tasks), free(order);
+  prefix_of(e->tasks, e->ustart, nunits, e->uprefix);
+  prefix_of(e->unpack, e->gstart, p->ngroups, e->gprefix);
+  prefix_of(e->pack, e->pstart, p->nitems, e->pprefix);
+  e->run = (bf_xlist){.tasks = e->tasks, .nunits = nunits, .ustart = e->ustart, .uprefix = e->uprefix,
+                      .pairs = p->free_order};
+  e->unpacks = (bf_xlist){.tasks = e->unpack, .nunits = p->ngroups, .ustart = e->gstart, .uprefix = e->gprefix};
+  e->packs = (bf_xlist){.tasks = e->pack, .nunits = p->nitems, .ustart = e->pstart, .uprefix = e->pprefix};
   *out = e;
   return BF_SUCCESS;
 }

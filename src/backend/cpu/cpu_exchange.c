@@ -8,6 +8,9 @@
 
 #include "backend.h"
 #include "boxfab_config.h"
+#if BOXFAB_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 #if defined(__GNUC__)
 #define BF_INLINE static inline __attribute__((always_inline))
@@ -15,18 +18,8 @@
 #define BF_INLINE static inline
 #endif
 
-/* Short rows (the x faces) each touch their own cache lines: prefetch the
- * rows XPF_ROWS ahead so that more lines are on their way at once. */
-#if defined(__GNUC__)
-#define XPREFETCH 1
-#else
-#define XPREFETCH 0
-#define __builtin_prefetch(...) ((void)0)
-#endif
-#define XPF_ROWS 8
-
-/* rows at least this long are copied with memcpy */
-#define XMEMCPY_MIN 16
+/* rows at least this long are copied with memcpy (shorter ones: an inline loop, cheaper than the call) */
+#define XMEMCPY_MIN 64
 
 #define BLOCK(NAME, T, STMT)                                                                                 \
   BF_INLINE void NAME##_body(T *restrict d, const T *restrict s, int64_t nx, int64_t ny, int64_t nz,        \
@@ -37,10 +30,6 @@
         T *restrict a = d + j * djs + k * dks;                                                               \
         const T *restrict b = s + j * sjs + k * sks;                                                         \
         (void)b;                                                                                             \
-        if (XPREFETCH && nx <= 4 && j + XPF_ROWS < ny) {                                                     \
-          __builtin_prefetch(b + XPF_ROWS * sjs);                                                            \
-          __builtin_prefetch(a + XPF_ROWS * djs, 1);                                                         \
-        }                                                                                                    \
         for (int64_t i = 0; i < nx; ++i) STMT;                                                               \
       }                                                                                                      \
   }                                                                                                          \
@@ -56,6 +45,7 @@
   }
 
 BLOCK(copy_d, double, a[i] = b[i])
+
 BLOCK(add_d, double, a[i] += b[i])
 BLOCK(copy_i, int, a[i] = b[i])
 BLOCK(add_i, int, a[i] = (int)((unsigned)a[i] + (unsigned)b[i]))
@@ -121,25 +111,93 @@ static void run_task(const bf_xargs *g, const bf_xtask *t) {
   }
 }
 
+/* A copy and its mirror (same shape), row by row interleaved: the rows of
+ * one read the lines the other writes. */
+#define PAIR(NAME, T)                                                                                        \
+  BF_INLINE void NAME##_body(T *restrict d1, const T *restrict s1, T *restrict d2, const T *restrict s2,      \
+                             const bf_xtask *t1, const bf_xtask *t2, int64_t nx) {                           \
+    for (int64_t k = 0; k < t1->nz; ++k)                                                                     \
+      for (int64_t j = 0; j < t1->ny; ++j) {                                                                 \
+        T *restrict a1 = d1 + j * t1->djs + k * t1->dks, *restrict a2 = d2 + j * t2->djs + k * t2->dks;      \
+        const T *restrict b1 = s1 + j * t1->sjs + k * t1->sks, *restrict b2 = s2 + j * t2->sjs + k * t2->sks; \
+        if (nx >= XMEMCPY_MIN) {                                                                             \
+          memcpy(a1, b1, (size_t)nx * sizeof(T));                                                            \
+          memcpy(a2, b2, (size_t)nx * sizeof(T));                                                            \
+        } else {                                                                                             \
+          for (int64_t i = 0; i < nx; ++i) a1[i] = b1[i];                                                    \
+          for (int64_t i = 0; i < nx; ++i) a2[i] = b2[i];                                                    \
+        }                                                                                                    \
+      }                                                                                                      \
+  }                                                                                                          \
+  static void NAME(T *d1, const T *s1, T *d2, const T *s2, const bf_xtask *t1, const bf_xtask *t2) {         \
+    switch (t1->nx) {                                                                                        \
+    case 1: NAME##_body(d1, s1, d2, s2, t1, t2, 1); break;                                                   \
+    case 2: NAME##_body(d1, s1, d2, s2, t1, t2, 2); break;                                                   \
+    case 4: NAME##_body(d1, s1, d2, s2, t1, t2, 4); break;                                                   \
+    default: NAME##_body(d1, s1, d2, s2, t1, t2, t1->nx); break;                                             \
+    }                                                                                                        \
+  }
+PAIR(pair_d, double)
+PAIR(pair_i, int)
+
+static void run_pair(const bf_xargs *g, const bf_xtask *t1, const bf_xtask *t2) {
+  if (g->op != BF_KOP_COPY || t1->nx != t2->nx || t1->ny != t2->ny || t1->nz != t2->nz) {
+    run_task(g, t1), run_task(g, t2);
+    return;
+  }
+  size_t es = g->type == BF_KTYPE_DOUBLE ? sizeof(double) : sizeof(int);
+  for (int n = 0; n < g->ncomp; ++n) {
+    char *d1 = g->dbase + g->doffs[t1->dfab] + (size_t)(t1->doff + (int64_t)(g->dcomp + n) * t1->dns) * es;
+    char *d2 = g->dbase + g->doffs[t2->dfab] + (size_t)(t2->doff + (int64_t)(g->dcomp + n) * t2->dns) * es;
+    const char *s1 = g->sbase + g->soffs[t1->sfab] + (size_t)(t1->soff + (int64_t)(g->scomp + n) * t1->sns) * es;
+    const char *s2 = g->sbase + g->soffs[t2->sfab] + (size_t)(t2->soff + (int64_t)(g->scomp + n) * t2->sns) * es;
+    if (g->type == BF_KTYPE_DOUBLE)
+      pair_d((double *)d1, (const double *)s1, (double *)d2, (const double *)s2, t1, t2);
+    else
+      pair_i((int *)d1, (const int *)s1, (int *)d2, (const int *)s2, t1, t2);
+  }
+}
+
+static void run_units(const bf_xargs *g, const bf_xlist *l, int64_t u0, int64_t u1) {
+  for (int64_t u = u0; u < u1; ++u) {
+    int64_t a = l->ustart[u], b = l->ustart[u + 1];
+    if (l->pairs && b - a == 2) run_pair(g, &l->tasks[a], &l->tasks[a + 1]);
+    else
+      for (int64_t t = a; t < b; ++t) run_task(g, &l->tasks[t]);
+  }
+}
+
+/* First unit u with uprefix[u] >= v. */
+static int64_t unit_at(const bf_xlist *l, int64_t v) {
+  int64_t lo = 0, hi = l->nunits;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (l->uprefix[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* Below this many points (times components) one thread does it all: a
  * parallel region costs a few microseconds. */
 #define XPAR_MIN_POINTS 32768
 
-int bf_cpu_exchange(const bf_xargs *args, int64_t ntasks, const bf_xtask *tasks, int64_t ngroups,
-                    const int64_t *group_start, int64_t points) {
-  bool par = points * args->ncomp >= XPAR_MIN_POINTS;
-  (void)par;
-  if (group_start) {
+int bf_cpu_exchange(const bf_xargs *args, const bf_xlist *l) {
+  int64_t total = l->uprefix[l->nunits];
 #if BOXFAB_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (par && ngroups > 1)
-#endif
-    for (int64_t gi = 0; gi < ngroups; ++gi)
-      for (int64_t t = group_start[gi]; t < group_start[gi + 1]; ++t) run_task(args, &tasks[t]);
-  } else {
-#if BOXFAB_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 16) if (par && ntasks > 1)
-#endif
-    for (int64_t t = 0; t < ntasks; ++t) run_task(args, &tasks[t]);
+  bool par = total * args->ncomp >= XPAR_MIN_POINTS && l->nunits > 1;
+  /* each thread a contiguous run of units with about its share of the points:
+   * neighbouring fabs (which share cache lines) stay on one thread */
+#pragma omp parallel if (par)
+  {
+    int64_t nt = omp_get_num_threads(), me = omp_get_thread_num();
+    int64_t u0 = me == 0 ? 0 : unit_at(l, (int64_t)((double)total * (double)me / (double)nt));
+    int64_t u1 = me == nt - 1 ? l->nunits : unit_at(l, (int64_t)((double)total * (double)(me + 1) / (double)nt));
+    run_units(args, l, u0, u1);
   }
+#else
+  (void)total;
+  run_units(args, l, 0, l->nunits);
+#endif
   return 0;
 }

@@ -31,8 +31,7 @@ static unsigned cpu_flags(int kind) {
 int bf_cpu_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
                        const int64_t *group_start);
 int bf_cpu_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
-int bf_cpu_exchange(const bf_xargs *args, int64_t ntasks, const bf_xtask *tasks, int64_t ngroups,
-                    const int64_t *group_start, int64_t points);
+int bf_cpu_exchange(const bf_xargs *args, const bf_xlist *list);
 
 void bf_backend_cpu_fill(bf_backend *b) {
   b->name = "cpu";
