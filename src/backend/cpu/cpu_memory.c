@@ -32,6 +32,7 @@ int bf_cpu_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tas
                        const int64_t *group_start);
 int bf_cpu_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
 int bf_cpu_exchange(const bf_xargs *args, const bf_xlist *list);
+void bf_cpu_elementwise_init(void);
 
 void bf_backend_cpu_fill(bf_backend *b) {
   b->name = "cpu";
@@ -42,4 +43,5 @@ void bf_backend_cpu_fill(bf_backend *b) {
   b->elementwise = bf_cpu_elementwise;
   b->reduce = bf_cpu_reduce;
   b->exchange = bf_cpu_exchange;
+  bf_cpu_elementwise_init();
 }

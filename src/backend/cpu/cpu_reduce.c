@@ -1,7 +1,9 @@
 /* CPU backend: reductions.  Deterministic: tasks are cut into row chunks by a
  * rule that does not depend on the number of threads, each chunk reduces its
  * rows in order into a partial, and the partials are combined in chunk
- * order.  Sums use eight interleaved accumulators (vectorizable, fixed order). */
+ * order.  Sums use eight interleaved accumulators (vectorizable, fixed order).
+ * Rows contiguous in memory are fused first (by a rule that depends on the
+ * layout only, so the partition stays independent of the thread count). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +54,9 @@ static void reduce_rows(const bf_kargs *g, const bf_ktask *t, int64_t r0, int64_
   int64_t nx = cpu_task_nx(t), ny = (int64_t)t->hi[1] - t->lo[1] + 1;
   int i0 = t->lo[0];
   double (*elem)(const void *, int64_t) = dbl ? elem_d : elem_i;
-  for (int64_t r = r0; r < r1; ++r) {
-    int n, k, j;
-    cpu_row(t, r, &n, &k, &j);
+  int n = 0, k = 0, j = 0;
+  if (r1 > r0) cpu_row(t, r0, &n, &k, &j);
+  for (int64_t r = r0; r < r1; ++r, (++j > t->hi[1] ? (j = t->lo[1], (++k > t->hi[2] ? (k = t->lo[2], ++n) : 0)) : 0)) {
     const void *a = cpu_addr(&t->a, i0, j, k, g->acomp + n, es);
     const void *b = g->op == BF_ROP_DOT
                         ? cpu_addr(&t->b, i0 - t->shift[0], j - t->shift[1], k - t->shift[2], g->bcomp + n, es)
@@ -150,12 +152,18 @@ static void combine(int op, bf_kresult *out, const bf_kresult *p) {
 
 int bf_cpu_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out) {
   memset(out, 0, sizeof *out);
+  /* fuse contiguous rows (on a copy), except where a position is reported */
+  bf_ktask *ft = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *ft);
+  if (!ft) return 1;
+  memcpy(ft, tasks, (size_t)ntasks * sizeof *ft);
+  if (args->op != BF_ROP_MIN && args->op != BF_ROP_MAX)
+    for (int64_t t = 0; t < ntasks; ++t) cpu_fuse_rows(&ft[t], args->op == BF_ROP_DOT, false);
+  tasks = ft;
   int64_t nchunks, elems;
   cpu_chunk *ch = cpu_make_chunks(ntasks, tasks, args->ncomp, &nchunks, &elems);
-  if (!ch) return 1;
-  bf_kresult *part = calloc((size_t)(nchunks > 0 ? nchunks : 1), sizeof *part);
+  bf_kresult *part = ch ? calloc((size_t)(nchunks > 0 ? nchunks : 1), sizeof *part) : NULL;
   if (!part) {
-    free(ch);
+    free(ch), free(ft);
     return 1;
   }
   (void)elems;
@@ -169,5 +177,6 @@ int bf_cpu_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, b
     out->value = (double)out->isum;
   free(part);
   free(ch);
+  free(ft);
   return 0;
 }
