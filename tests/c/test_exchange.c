@@ -8,7 +8,8 @@
 
 #include "mftest.h"
 
-#define L 64
+#define L 48
+#define H (L / 2)
 
 /* value of point p (wrapped into [0, period) where period > 0), component n */
 static double fval(const int *p, int n, const int *period) {
@@ -105,7 +106,7 @@ static void test_fill_threads(void) {
   fill_all_threads(ba, 2, 2, BF_DTYPE_INT, per, "uniform periodic int");
   fill_all_threads(ba, 3, 1, BF_DTYPE_DOUBLE, per_xy, "uniform periodic in x, y");
   bf_boxarray_destroy(&ba);
-  /* irregular sizes: x cut at 0, 13, 40, 64; y at 0, 21, 64; z at 0, 30, 64 */
+  /* irregular sizes: x cut at 0, 13, 40, L; y at 0, 21, L; z at 0, 30, L */
   int cx[4] = {0, 13, 40, L}, cy[3] = {0, 21, L}, cz[3] = {0, 30, L};
   bf_box boxes[18];
   int m = 0;
@@ -120,20 +121,20 @@ static void test_fill_threads(void) {
   bf_boxarray_destroy(&ba);
   /* a big box under two small ones: one source meets two ghost pieces of a
    * small box (the copies fuse into one box) */
-  bf_box fuse[3] = {mkbox(3, 0, 0, 0, 63, 31, 63, 0), mkbox(3, 0, 32, 0, 31, 63, 63, 0),
-                    mkbox(3, 32, 32, 0, 63, 63, 63, 0)};
+  bf_box fuse[3] = {mkbox(3, 0, 0, 0, L - 1, H - 1, L - 1, 0), mkbox(3, 0, H, 0, H - 1, L - 1, L - 1, 0),
+                    mkbox(3, H, H, 0, L - 1, L - 1, L - 1, 0)};
   ba = from_boxes(3, fuse);
   fill_all_threads(ba, 2, 1, BF_DTYPE_DOUBLE, per, "fusing pieces");
   fill_all_threads(ba, 2, 1, BF_DTYPE_DOUBLE, none, "fusing pieces, non-periodic");
   bf_boxarray_destroy(&ba);
   /* overlapping boxes (same values where they overlap): copies may write the same ghost point */
-  bf_box over[4] = {mkbox(3, 0, 0, 0, 39, 63, 63, 0), mkbox(3, 30, 0, 0, 63, 63, 31, 0),
-                    mkbox(3, 30, 0, 32, 63, 40, 63, 0), mkbox(3, 30, 41, 32, 63, 63, 63, 0)};
+  bf_box over[4] = {mkbox(3, 0, 0, 0, H + 7, L - 1, L - 1, 0), mkbox(3, H - 2, 0, 0, L - 1, L - 1, H - 1, 0),
+                    mkbox(3, H - 2, 0, H, L - 1, H + 8, L - 1, 0), mkbox(3, H - 2, H + 9, H, L - 1, L - 1, L - 1, 0)};
   ba = from_boxes(4, over);
   fill_all_threads(ba, 2, 1, BF_DTYPE_DOUBLE, per, "overlapping boxes");
   bf_boxarray_destroy(&ba);
   /* one box, a short period in x (ghosts wider than the box: several images) */
-  bf_box thin = mkbox(3, 0, 0, 0, 3, 63, 63, 0);
+  bf_box thin = mkbox(3, 0, 0, 0, 3, L - 1, L - 1, 0);
   ba = from_boxes(1, &thin);
   int per_thin[3] = {4, L, L};
   fill_all_threads(ba, 6, 1, BF_DTYPE_DOUBLE, per_thin, "short period");
@@ -167,7 +168,7 @@ static void test_sum_boundary_staged(void) {
       struct {
         bf_box g;
         double v;
-      } img[27 * 64];
+      } img[27 * 27];
       int nimg = 0;
       for (int64_t j = 0; j < nb; ++j)
         for (int s2 = -1; s2 <= 1; ++s2)
