@@ -17,6 +17,11 @@
 #else
 #define BF_INLINE static inline
 #endif
+/* Short rows stay inline loops: gcc would turn them into memmove calls,
+ * which cost more than the copy of a few dozen elements. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-loop-distribute-patterns")
+#endif
 
 /* rows at least this long are copied with memcpy (shorter ones: an inline loop, cheaper than the call) */
 #define XMEMCPY_MIN 64
