@@ -77,7 +77,7 @@ static inline void cur_next(rowcur *c) {
 #define ROW_C(c) ((c)->c0 + ((c)->j - (c)->jlo) * (c)->cjs + ((c)->k - (c)->klo) * (c)->cks + (c)->n * (c)->cns)
 
 /* for every row of cursor c: a = row of view a, b and c likewise, then STMT over i */
-#define EACH_ROW(T, c, STMT)                                                                               \
+#define EACH_ROW(T, c, STMT)                                                                                \
   for (int64_t r_ = 0; r_ < (c)->nrows; ++r_, cur_next(c)) {                                               \
     T *restrict a = (T *)ROW_A(c);                                                                         \
     const T *restrict b = (const T *)((c)->b0 ? ROW_B(c) : NULL);                                          \
