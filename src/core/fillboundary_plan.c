@@ -5,7 +5,15 @@
  * cached; a cache entry holds references to the BoxArrays and
  * DistributionMappings of its key (which are immutable), so a key can never be
  * confused with a later object at the same address; the least recently used
- * entry goes when the cache is full. */
+ * entry goes when the cache is full.
+ *
+ * Building: source boxes come from the BoxArray's hashed query (O(neighbours)
+ * per box); items of one destination fab that share source and shift and
+ * form one box are fused.  A plan is compiled, once per pair of fab shapes
+ * (ghost widths), into block copies with precomputed offsets and strides
+ * (bf_plan_exec); a fill_boundary plan whose items write disjoint points
+ * ("free order") is compiled into pairs of a copy and its mirror, run
+ * row-interleaved by the backend so that each cache line is fetched once. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
