@@ -83,6 +83,48 @@ typedef struct bf_kresult {
   int index[3];  /* MIN/MAX: point of the first extremum in task order */
 } bf_kresult;
 
+/* One block copy of the ghost exchange, precomputed in a plan (see
+ * fillboundary_impl.h): the points (i, j, k) < (nx, ny, nz) of a box, at
+ * element offset doff + i + j*djs + k*dks + n*dns of local destination fab
+ * dfab (component n, relative to the fab's data) and soff + i + j*sjs +
+ * k*sks + n*sns of local source fab sfab.  Rows already fused where they are
+ * contiguous in both (then ny or nz is 1). */
+typedef struct bf_xtask {
+  int64_t dfab, sfab;
+  int64_t doff, soff;
+  int64_t nx, ny, nz;
+  int64_t djs, dks, dns, sjs, sks, sns;
+} bf_xtask;
+
+/* What a run of exchange tasks does: component dcomp + n of the destination
+ * op= component scomp + n of the source, n < ncomp (op: BF_KOP_COPY, ADD, or
+ * PLUS_S which reads no source).  Fab f of the destination starts at byte
+ * dbase + doffs[f], of the source at sbase + soffs[f]. */
+typedef struct bf_xargs {
+  int op, type;
+  double s0;
+  int ncomp, dcomp, scomp;
+  char *dbase;
+  const size_t *doffs;
+  const char *sbase;
+  const size_t *soffs;
+} bf_xargs;
+
+/* Exchange tasks cut into work units: unit u is tasks [ustart[u],
+ * ustart[u+1]).  Units run concurrently (each thread gets a contiguous run
+ * of units holding about its share of the points; uprefix[u] = points of
+ * the units before u, nunits + 1 entries).  `pairs` false: the tasks of a
+ * unit run in order (one destination fab: disjoint writes between units).
+ * `pairs` true: a unit is one task or two that touch each other's fabs (a
+ * copy and its mirror, no write of one meets the other's points) and that
+ * run row by row interleaved, so each cache line is fetched once for both. */
+typedef struct bf_xlist {
+  const bf_xtask *tasks;
+  int64_t nunits;
+  const int64_t *ustart, *uprefix;
+  bool pairs;
+} bf_xlist;
+
 typedef struct bf_backend {
   const char *name;
   /* Memory of a kind (bf_arena_kind); blocks 64-byte aligned; true flags of what is returned. */
@@ -98,6 +140,8 @@ typedef struct bf_backend {
   /* Reduction over tasks, deterministic: the result does not depend on the
    * number of threads (fixed partition, partials combined in task order). */
   int (*reduce)(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
+  /* Exchange tasks (ghost exchange, copies between layouts), see bf_xlist. */
+  int (*exchange)(const bf_xargs *args, const struct bf_xlist *list);
 } bf_backend;
 
 enum {

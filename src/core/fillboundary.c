@@ -1,7 +1,10 @@
 /* Ghost exchange and copies between layouts: fill_boundary, sum_boundary,
  * override_sync, average_sync, parallel_copy (see include/boxfab/multifab.h).
- * Each gets its cached plan (fillboundary_plan.c) and runs it through the
- * backend's element-wise kernel, the items of one destination fab in order. */
+ * Each gets its cached plan (fillboundary_plan.c), compiled once per pair of
+ * fab shapes into block copies (bf_xtask), and runs it through the backend's
+ * exchange kernel: no allocation per call (except the staging buffer of runs
+ * that read what they write), the items of one destination fab in order,
+ * destination fabs on concurrent threads. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,22 +32,53 @@ static void key_init(bf_plan_key *k, int kind, const bf_multifab *dst, const bf_
   k->cross = cross;
 }
 
-/* Run the plan: dst[dcomp..] op= src[scomp..] over every item. */
-static int run_plan(const bf_plan *p, int op, double s0, bf_multifab *dst, const bf_multifab *src, int scomp,
-                    int dcomp, int ncomp) {
+/* Run the plan: dst[dcomp..] op= src[scomp..] over every item (src NULL for
+ * PLUS_S).  `stage`: the sources are read through a staging buffer first
+ * (all reads before any write), for runs whose items read points that
+ * others write.  `serial`: all items in plan order on one thread. */
+static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp,
+                    int ncomp, bool stage, bool serial) {
   if (p->nitems == 0) return BF_SUCCESS;
-  bf_ktask *t = calloc((size_t)p->nitems, sizeof *t);
-  BF_CHECK(t != NULL, BF_ERROR_MEMORY, "out of memory");
+  const bf_plan_exec *e;
+  BF_CALL(bf_plan_exec_get(p, dst, src, &e));
+  const bf_backend *be = bf_backend_get();
+  bf_xargs g = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .dcomp = dcomp, .scomp = scomp,
+                .dbase = bf_buffer_data(dst->buffer), .doffs = dst->offsets,
+                .sbase = src ? bf_buffer_data(src->buffer) : NULL, .soffs = src ? src->offsets : NULL};
+  /* serial: all tasks as one unit, in order (the run's tasks are in plan
+   * order unless the plan is free-order, when any order gives the same) */
+  int64_t one[2] = {0, p->nitems}, onep[2] = {0, e->points};
+  bf_xlist serial_list = {.tasks = e->run.tasks, .nunits = 1, .ustart = one, .uprefix = onep};
+  if (!stage || !src) {
+    BF_CHECK(be->exchange(&g, serial ? &serial_list : &e->run) == 0, BF_ERROR_MEMORY,
+             "out of memory in the ghost exchange");
+    return BF_SUCCESS;
+  }
+  serial_list.tasks = e->unpacks.tasks;
+  /* staging: block i holds item i's source points, ncomp components, 64-byte aligned */
+  size_t es = dst->dtype == BF_DTYPE_DOUBLE ? sizeof(double) : sizeof(int);
+  size_t *offs = malloc((size_t)p->nitems * sizeof *offs);
+  BF_CHECK(offs != NULL, BF_ERROR_MEMORY, "out of memory in the ghost exchange");
+  size_t total = 0;
   for (int64_t i = 0; i < p->nitems; ++i) {
     const bf_copy_item *it = &p->items[i];
-    bf_box_pad3(&it->region, t[i].lo, t[i].hi);
-    memcpy(t[i].shift, it->shift, sizeof t[i].shift);
-    bf_mf_kview(dst, it->dst_li, &t[i].a);
-    if (src) bf_mf_kview(src, it->src_li, &t[i].b);
+    int64_t npts = 1;
+    for (int d = 0; d < it->region.dim; ++d) npts *= (int64_t)it->region.hi[d] - it->region.lo[d] + 1;
+    offs[i] = total;
+    total += ((size_t)npts * (size_t)ncomp * es + 63) / 64 * 64;
   }
-  bf_kargs g = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .acomp = dcomp, .bcomp = scomp};
-  int err = bf_backend_get()->elementwise(&g, p->nitems, t, p->ngroups, p->group_start);
-  free(t);
+  char *buf = aligned_alloc(64, total > 0 ? total : 64);
+  if (!buf) {
+    free(offs);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for the staging buffer of the ghost exchange");
+  }
+  bf_xargs pack = g, unpack = g;
+  pack.op = BF_KOP_COPY, pack.dbase = buf, pack.doffs = offs, pack.dcomp = 0;
+  unpack.sbase = buf, unpack.soffs = offs, unpack.scomp = 0;
+  int err = be->exchange(&pack, &e->packs);
+  if (!err) err = be->exchange(&unpack, serial ? &serial_list : &e->unpacks);
+  free(buf);
+  free(offs);
   BF_CHECK(err == 0, BF_ERROR_MEMORY, "out of memory in the ghost exchange");
   return BF_SUCCESS;
 }
@@ -65,7 +99,7 @@ int bf_multifab_fill_boundary(bf_multifab *mf, int scomp, int ncomp, bf_intvect 
   key_init(&k, BF_PLAN_FILL_BOUNDARY, mf, mf, &nghost, NULL, period, cross);
   bf_plan *p;
   BF_CALL(bf_plan_get(&k, &p));
-  int err = run_plan(p, BF_KOP_COPY, 0, mf, mf, scomp, scomp, ncomp);
+  int err = run_plan(p, BF_KOP_COPY, 0, mf, mf, scomp, scomp, ncomp, false, false);
   bf_plan_done(p);
   return err;
 }
@@ -78,10 +112,7 @@ int bf_multifab_sum_boundary(bf_multifab *mf, int scomp, int ncomp, bf_intvect s
   key_init(&k, BF_PLAN_SUM_BOUNDARY, mf, mf, &dst_nghost, &src_nghost, period, false);
   bf_plan *p;
   BF_CALL(bf_plan_get(&k, &p));
-  bf_multifab *tmp = NULL;
-  int err = p->needs_tmp ? bf_multifab_clone(mf, &tmp) : BF_SUCCESS;
-  if (!err) err = run_plan(p, BF_KOP_ADD, 0, mf, tmp ? tmp : mf, scomp, scomp, ncomp);
-  bf_multifab_destroy(&tmp);
+  int err = run_plan(p, BF_KOP_ADD, 0, mf, mf, scomp, scomp, ncomp, p->needs_tmp, false);
   bf_plan_done(p);
   return err;
 }
@@ -94,10 +125,7 @@ int bf_multifab_override_sync(bf_multifab *mf, int scomp, int ncomp, const bf_pe
   BF_CALL(bf_plan_get(&k, &p));
   /* In increasing dst order, one after the other: the sources (lower boxes)
    * already hold their owners' values, and the self images come last. */
-  bf_plan serial = *p;
-  int64_t gs[2] = {0, p->nitems};
-  serial.group_start = gs, serial.ngroups = 1;
-  int err = run_plan(&serial, BF_KOP_COPY, 0, mf, mf, scomp, scomp, ncomp);
+  int err = run_plan(p, BF_KOP_COPY, 0, mf, mf, scomp, scomp, ncomp, false, true);
   bf_plan_done(p);
   return err;
 }
@@ -109,14 +137,12 @@ int bf_multifab_average_sync(bf_multifab *mf, int scomp, int ncomp, const bf_per
   key_init(&k, BF_PLAN_AVERAGE_SYNC, mf, mf, NULL, NULL, period, false);
   bf_plan *p;
   BF_CALL(bf_plan_get(&k, &p));
-  bf_multifab *tmp = NULL, *cnt = NULL;
-  int err = bf_multifab_clone(mf, &tmp);
-  if (!err) err = bf_multifab_create(mf->ba, mf->dm, 1, mf->ngrow, BF_DTYPE_DOUBLE, NULL, true, &cnt);
+  bf_multifab *cnt = NULL;
+  int err = bf_multifab_create(mf->ba, mf->dm, 1, mf->ngrow, BF_DTYPE_DOUBLE, NULL, true, &cnt);
   if (!err) err = bf_multifab_set_val_all(cnt, 1.0);
-  if (!err) err = run_plan(p, BF_KOP_ADD, 0, mf, tmp, scomp, scomp, ncomp);
-  if (!err) err = run_plan(p, BF_KOP_PLUS_S, 1.0, cnt, NULL, 0, 0, 1);
+  if (!err) err = run_plan(p, BF_KOP_ADD, 0, mf, mf, scomp, scomp, ncomp, true, false);
+  if (!err) err = run_plan(p, BF_KOP_PLUS_S, 1.0, cnt, NULL, 0, 0, 1, false, false);
   for (int n = 0; n < ncomp && !err; ++n) err = bf_multifab_divide(mf, cnt, 0, scomp + n, 1, bf_intvect_splat(mf->dim, 0));
-  bf_multifab_destroy(&tmp);
   bf_multifab_destroy(&cnt);
   bf_plan_done(p);
   return err;
@@ -137,10 +163,7 @@ static int pcopy(int op, bf_multifab *dst, const bf_multifab *src, int scomp, in
   key_init(&k, BF_PLAN_COPY, dst, src, &dst_ng, &src_ng, period, false);
   bf_plan *p;
   BF_CALL(bf_plan_get(&k, &p));
-  bf_multifab *tmp = NULL;
-  int err = src == dst ? bf_multifab_clone(src, &tmp) : BF_SUCCESS;
-  if (!err) err = run_plan(p, op, 0, dst, tmp ? tmp : src, scomp, dcomp, ncomp);
-  bf_multifab_destroy(&tmp);
+  int err = run_plan(p, op, 0, dst, src, scomp, dcomp, ncomp, src == dst, false);
   bf_plan_done(p);
   return err;
 }

@@ -2,6 +2,8 @@
 #ifndef BOXFAB_FILLBOUNDARY_IMPL_H
 #define BOXFAB_FILLBOUNDARY_IMPL_H
 
+#include <pthread.h>
+
 #include "multifab_impl.h"
 
 enum {
@@ -28,17 +30,41 @@ typedef struct bf_copy_item {
   int shift[3];  /* src index = dst index - shift */
 } bf_copy_item;
 
+/* A plan compiled for the fab shapes of MultiFabs with ghost widths dng
+ * (destination) and sng (source): one bf_xtask per item, plus the tasks that
+ * stage the sources through a buffer (pack: item i's source region into
+ * "fab" i of the buffer, a dense nx*ny*nz block per component; unpack: from
+ * there into the destination) for runs whose sources and destinations share
+ * memory.  Built on first use and kept with the plan. */
+typedef struct bf_plan_exec {
+  struct bf_plan_exec *next;
+  int dng[3], sng[3];
+  bf_xtask *tasks, *pack, *unpack; /* tasks: in `run` order */
+  int64_t *ustart, *uprefix;       /* units of `run` */
+  int64_t *gstart, *gprefix;       /* units of `unpack`: the plan's groups */
+  int64_t *pstart, *pprefix;       /* units of `pack`: one task each */
+  bf_xlist run, packs, unpacks;
+  int64_t points; /* sum of the tasks' points */
+} bf_plan_exec;
+
 typedef struct bf_plan {
   long refcount;
   bf_copy_item *items;
   int64_t nitems;
   int64_t *group_start; /* items of one dst fab: [group_start[g], group_start[g+1]) */
   int64_t ngroups;
-  bool needs_tmp; /* sum_boundary: some item reads cells another writes */
+  bool needs_tmp;  /* sum_boundary: some item reads cells another writes */
+  bool free_order; /* no item reads points an item writes, and no two write the same point */
+  pthread_mutex_t lock; /* guards execs */
+  bf_plan_exec *execs;
 } bf_plan;
 
 /* The plan of `key` (cached); release it with bf_plan_done. */
 int bf_plan_get(const bf_plan_key *key, bf_plan **plan);
 void bf_plan_done(bf_plan *plan);
+
+/* The compiled form of `plan` for destination `dst` and source `src` (their
+ * ghost widths; src NULL: as dst), built on first use; owned by the plan. */
+int bf_plan_exec_get(bf_plan *plan, const bf_multifab *dst, const bf_multifab *src, const bf_plan_exec **exec);
 
 #endif

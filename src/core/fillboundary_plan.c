@@ -5,7 +5,15 @@
  * cached; a cache entry holds references to the BoxArrays and
  * DistributionMappings of its key (which are immutable), so a key can never be
  * confused with a later object at the same address; the least recently used
- * entry goes when the cache is full. */
+ * entry goes when the cache is full.
+ *
+ * Building: source boxes come from the BoxArray's hashed query (O(neighbours)
+ * per box); items of one destination fab that share source and shift and
+ * form one box are fused.  A plan is compiled, once per pair of fab shapes
+ * (ghost widths), into block copies with precomputed offsets and strides
+ * (bf_plan_exec); a fill_boundary plan whose items write disjoint points
+ * ("free order") is compiled into pairs of a copy and its mirror, run
+ * row-interleaved by the backend so that each cache line is fetched once. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +50,6 @@ static int box_diff(const bf_box *a, const bf_box *b, bf_box *out) {
   return n;
 }
 
-static bf_box bounding(const bf_boxarray *ba, const int *grow) {
-  const bf_box *b = bf_boxarray_data(ba);
-  bf_box all = b[0];
-  for (int64_t j = 1; j < bf_boxarray_size(ba); ++j) bf_box_minimal(&all, &b[j], &all);
-  (void)bf_box_grow(&all, grow);
-  return all;
-}
-
 static bool shift_positive(const int *s) {
   for (int d = 2; d >= 0; --d) {
     if (s[d] > 0) return true;
@@ -77,16 +77,15 @@ static int push(itemvec *iv, int64_t dst, int64_t src, const bf_box *region, con
 }
 
 /* For the target box `t` of local dst fab di (global gi): every src box j
- * (grown by sng) under every periodic shift s that meets t, filtered by
- * `accept`, pushed as items.  `self_pass`: 0 all, 1 only j != gi or s = 0
- * excluded..., see accept below. */
+ * (grown by sng) under every periodic shift s that meets t and that `accept`
+ * takes (NULL: all), pushed as items.  `all`: bounding box of the grown src
+ * boxes; `q`: a reusable query list. */
 typedef bool (*accept_fn)(int64_t gi, int64_t j, const int *s);
 
 static int add_items(itemvec *iv, const bf_plan_key *k, int64_t di, int64_t gi, const bf_box *t, accept_fn accept,
-                     const int64_t *src_g2l) {
+                     const int64_t *src_g2l, const bf_box *all, bf_isect_list *ql) {
   int *shifts, ns;
-  bf_box all = bounding(k->src_ba, k->src_ng);
-  BF_CALL(bf_mesh_periodic_shifts(&all, t, k->has_period ? &k->period : NULL, &shifts, &ns));
+  BF_CALL(bf_mesh_periodic_shifts(all, t, k->has_period ? &k->period : NULL, &shifts, &ns));
   const bf_box *sb = bf_boxarray_data(k->src_ba);
   int err = BF_SUCCESS;
   for (int si = 0; si < ns && !err; ++si) {
@@ -95,11 +94,9 @@ static int add_items(itemvec *iv, const bf_plan_key *k, int64_t di, int64_t gi, 
     int ms[3] = {-s[0], -s[1], -s[2]};
     (void)bf_box_shift_iv(&q, ms);
     (void)bf_box_grow(&q, k->src_ng); /* grow(v_j, sng) meets q  <=>  v_j meets grow(q, sng) */
-    int64_t *cand, nc;
-    err = bf_mesh_intersecting(k->src_ba, &q, &cand, &nc);
-    if (err) break;
-    for (int64_t c = 0; c < nc && !err; ++c) {
-      int64_t j = cand[c];
+    err = bf_mesh_intersecting(k->src_ba, &q, ql);
+    for (int64_t c = 0; c < ql->count && !err; ++c) {
+      int64_t j = ql->index[c];
       if (accept && !accept(gi, j, s)) continue;
       if (src_g2l[j] < 0) continue; /* remote: needs the distributed engine */
       bf_box r = sb[j];
@@ -108,10 +105,56 @@ static int add_items(itemvec *iv, const bf_plan_key *k, int64_t di, int64_t gi, 
       bf_box_intersection(&r, t, &r);
       if (bf_box_ok(&r)) err = push(iv, di, src_g2l[j], &r, s);
     }
-    free(cand);
   }
   free(shifts);
   return err;
+}
+
+/* a and b (same dim) side by side along one direction with equal extents in
+ * the others: *u = their union. */
+static bool box_union_exact(const bf_box *a, const bf_box *b, bf_box *u) {
+  int along = -1;
+  for (int d = 0; d < a->dim; ++d) {
+    if (a->lo[d] == b->lo[d] && a->hi[d] == b->hi[d]) continue;
+    if (along >= 0) return false;
+    if (a->hi[d] + 1 != b->lo[d] && b->hi[d] + 1 != a->lo[d]) return false;
+    along = d;
+  }
+  if (along < 0) return false; /* equal boxes: not merged (the same cells twice) */
+  *u = *a;
+  u->lo[along] = a->lo[along] < b->lo[along] ? a->lo[along] : b->lo[along];
+  u->hi[along] = a->hi[along] > b->hi[along] ? a->hi[along] : b->hi[along];
+  return true;
+}
+
+/* Fuse items of one dst fab with the same source fab and shift whose regions
+ * form one box, into fewer and larger copies.  Item i moves up to the
+ * earlier item j it joins only when no item in between writes points of i's
+ * region, so every point still gets its writes in the same order; j is
+ * looked for among the 64 items before i.  Repeats until nothing fuses. */
+static void merge_items(itemvec *iv) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    int64_t m = 0;
+    for (int64_t i = 0; i < iv->n; ++i) {
+      bf_copy_item *it = &iv->v[i];
+      bool fused = false;
+      for (int64_t j = m - 1; j >= 0 && j >= m - 64 && iv->v[j].dst_li == it->dst_li; --j) {
+        bf_copy_item *o = &iv->v[j];
+        bf_box u;
+        if (o->src_li == it->src_li && !memcmp(o->shift, it->shift, sizeof o->shift) &&
+            box_union_exact(&o->region, &it->region, &u)) {
+          o->region = u;
+          fused = changed = true;
+          break;
+        }
+        if (bf_box_intersects(&o->region, &it->region)) break; /* cannot move past o */
+      }
+      if (!fused) iv->v[m++] = *it;
+    }
+    iv->n = m;
+  }
 }
 
 static bool not_self(int64_t gi, int64_t j, const int *s) { return !(j == gi && !s[0] && !s[1] && !s[2]); }
@@ -140,6 +183,8 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
   if (!dg || !sg) err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a copy plan");
   const bf_box *db = bf_boxarray_data(k->dst_ba);
   int dim = bf_boxarray_dim(k->dst_ba);
+  bf_box all = bf_mesh_bounding(k->src_ba, k->src_ng);
+  bf_isect_list ql = {0};
   for (int64_t gi = 0; gi < nd && !err; ++gi) {
     int64_t di = dg[gi];
     if (di < 0) continue;
@@ -161,24 +206,28 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
         (void)bf_box_grow(&g, k->dst_ng);
         np = bf_box_equal(&g, v) ? 0 : box_diff(&g, v, pieces);
       }
-      for (int p = 0; p < np && !err; ++p) err = add_items(&iv, k, di, gi, &pieces[p], not_self, sg);
+      for (int p = 0; p < np && !err; ++p) err = add_items(&iv, k, di, gi, &pieces[p], not_self, sg, &all, &ql);
       break;
     }
     case BF_PLAN_COPY:
     case BF_PLAN_SUM_BOUNDARY: {
       bf_box t = *v;
       (void)bf_box_grow(&t, k->dst_ng);
-      err = add_items(&iv, k, di, gi, &t, k->kind == BF_PLAN_SUM_BOUNDARY ? not_self : NULL, sg);
+      err = add_items(&iv, k, di, gi, &t, k->kind == BF_PLAN_SUM_BOUNDARY ? not_self : NULL, sg, &all, &ql);
       break;
     }
     case BF_PLAN_OVERRIDE_SYNC:
-      err = add_items(&iv, k, di, gi, v, lower_owner, sg);
-      if (!err) err = add_items(&iv, k, di, gi, v, self_image, sg); /* after the others: see override_sync */
+      err = add_items(&iv, k, di, gi, v, lower_owner, sg, &all, &ql);
+      if (!err) err = add_items(&iv, k, di, gi, v, self_image, sg, &all, &ql); /* after the others: see override_sync */
       break;
-    case BF_PLAN_AVERAGE_SYNC: err = add_items(&iv, k, di, gi, v, not_self, sg); break;
+    case BF_PLAN_AVERAGE_SYNC: err = add_items(&iv, k, di, gi, v, not_self, sg, &all, &ql); break;
     default: break;
     }
   }
+  bf_isect_list_free(&ql);
+  /* the syncs read what earlier items of the same fab wrote: keep them as they are */
+  if (!err && (k->kind == BF_PLAN_FILL_BOUNDARY || k->kind == BF_PLAN_COPY || k->kind == BF_PLAN_SUM_BOUNDARY))
+    merge_items(&iv);
   /* groups: runs of one dst fab */
   int64_t ng = 0;
   int64_t *gs = err ? NULL : malloc((size_t)(iv.n + 1) * sizeof *gs);
@@ -187,6 +236,16 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
     for (int64_t i = 0; i < iv.n; ++i)
       if (i == 0 || iv.v[i].dst_li != iv.v[i - 1].dst_li) gs[ng++] = i;
     gs[ng] = iv.n;
+  }
+  /* fill_boundary reads valid points and writes ghost points (of other
+   * memory, or of the same fab): free order when no two items of a fab
+   * write the same point (overlapping boxes or short periods can do that) */
+  bool free_order = !err && k->kind == BF_PLAN_FILL_BOUNDARY;
+  for (int64_t g = 0; free_order && g < ng; ++g) {
+    if (gs[g + 1] - gs[g] > 512) free_order = false; /* not worth checking */
+    for (int64_t a = gs[g]; free_order && a < gs[g + 1]; ++a)
+      for (int64_t b = a + 1; free_order && b < gs[g + 1]; ++b)
+        if (bf_box_intersects(&iv.v[a].region, &iv.v[b].region)) free_order = false;
   }
   /* a sum needs a copy of the sources when an item reads cells that some dst target writes */
   bool tmp = false;
@@ -213,6 +272,7 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
   plan->items = iv.v, plan->nitems = iv.n;
   plan->group_start = gs, plan->ngroups = ng;
   plan->needs_tmp = tmp;
+  plan->free_order = free_order;
   return BF_SUCCESS;
 }
 
@@ -237,12 +297,227 @@ static bool key_equal(const bf_plan_key *a, const bf_plan_key *b) {
          a->cross == b->cross;
 }
 
+static void exec_free(struct bf_plan_exec *e);
+
 static void plan_release(bf_plan *p) {
   if (p && __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+    for (bf_plan_exec *e = p->execs, *next; e; e = next) {
+      next = e->next;
+      exec_free(e);
+    }
+    pthread_mutex_destroy(&p->lock);
     free(p->items);
     free(p->group_start);
     free(p);
   }
+}
+
+/* ---- compiled plans -------------------------------------------------------------- */
+
+/* Fuse rows that are contiguous in both destination and source: x with y
+ * when nx equals both j strides, then with z likewise. */
+static void fuse_rows(bf_xtask *t) {
+  if (t->ny > 1 && t->nx == t->djs && t->nx == t->sjs) t->nx *= t->ny, t->ny = 1;
+  if (t->ny == 1 && t->nz > 1 && t->nx == t->dks && t->nx == t->sks) t->nx *= t->nz, t->nz = 1;
+  if (t->ny == 1) t->djs = t->sjs = 0;
+  if (t->nz == 1) t->dks = t->sks = 0;
+}
+
+static int64_t view_offset(const bf_kview *v, const int *p) {
+  return ((int64_t)p[0] - v->lo[0]) + ((int64_t)p[1] - v->lo[1]) * v->js + ((int64_t)p[2] - v->lo[2]) * v->ks;
+}
+
+typedef struct pair_key {
+  int64_t dst, src;
+  int shift[3], n[3];
+} pair_key;
+
+static int key_cmp(const pair_key *a, const pair_key *b) {
+  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  int c = memcmp(a->shift, b->shift, sizeof a->shift);
+  if (c) return c;
+  return memcmp(a->n, b->n, sizeof a->n);
+}
+
+static pair_key item_key(const bf_copy_item *it, bool mirror) {
+  pair_key k;
+  memset(&k, 0, sizeof k);
+  k.dst = mirror ? it->src_li : it->dst_li;
+  k.src = mirror ? it->dst_li : it->src_li;
+  for (int d = 0; d < 3; ++d) {
+    k.shift[d] = mirror ? -it->shift[d] : it->shift[d];
+    k.n[d] = d < it->region.dim ? it->region.hi[d] - it->region.lo[d] + 1 : 1;
+  }
+  return k;
+}
+
+typedef struct keyed {
+  pair_key k;
+  int64_t idx;
+} keyed;
+
+static int keyed_cmp(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  int c = key_cmp(&x->k, &y->k);
+  return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
+}
+
+/* Order of a free-order plan as units of one item or of an item and its
+ * mirror (the copy in the other direction between the same two fabs, of
+ * the same shape): order[] lists items, ustart[] the units (nunits + 1). */
+static int pair_items(const bf_plan *p, int64_t *order, int64_t *ustart, int64_t *nunits) {
+  int64_t n = p->nitems;
+  keyed *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
+  bool *used = calloc((size_t)(n > 0 ? n : 1), sizeof *used);
+  if (!sorted || !used) {
+    free(sorted), free(used);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for a copy plan");
+  }
+  for (int64_t i = 0; i < n; ++i) sorted[i] = (keyed){item_key(&p->items[i], false), i};
+  qsort(sorted, (size_t)n, sizeof *sorted, keyed_cmp);
+  int64_t m = 0, u = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (used[i]) continue;
+    used[i] = true;
+    ustart[u++] = m;
+    order[m++] = i;
+    pair_key want = item_key(&p->items[i], true);
+    int64_t lo = 0, hi = n; /* first sorted entry >= want */
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (key_cmp(&sorted[mid].k, &want) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < n; ++lo) {
+      if (key_cmp(&sorted[lo].k, &want) != 0) break;
+      if (!used[sorted[lo].idx]) {
+        used[sorted[lo].idx] = true;
+        order[m++] = sorted[lo].idx;
+        break;
+      }
+    }
+  }
+  ustart[u] = m;
+  *nunits = u;
+  free(sorted), free(used);
+  return BF_SUCCESS;
+}
+
+static void exec_free(bf_plan_exec *e) {
+  if (!e) return;
+  free(e->tasks), free(e->pack), free(e->unpack);
+  free(e->ustart), free(e->uprefix), free(e->gstart), free(e->gprefix), free(e->pstart), free(e->pprefix);
+  free(e);
+}
+
+static int64_t task_points(const bf_xtask *t) { return t->nx * t->ny * t->nz; }
+
+static void prefix_of(const bf_xtask *tasks, const int64_t *ustart, int64_t nunits, int64_t *prefix) {
+  prefix[0] = 0;
+  for (int64_t u = 0; u < nunits; ++u) {
+    int64_t pts = 0;
+    for (int64_t t = ustart[u]; t < ustart[u + 1]; ++t) pts += task_points(&tasks[t]);
+    prefix[u + 1] = prefix[u] + pts;
+  }
+}
+
+static int exec_build(const bf_plan *p, const bf_multifab *dst, const bf_multifab *src, bf_plan_exec **out) {
+  bf_plan_exec *e = calloc(1, sizeof *e);
+  size_t n = (size_t)(p->nitems > 0 ? p->nitems : 1);
+  bf_xtask *tasks = malloc(n * sizeof *tasks);
+  int64_t *order = malloc(n * sizeof *order);
+  if (e) {
+    e->tasks = malloc(n * sizeof *e->tasks);
+    e->pack = malloc(n * sizeof *e->pack);
+    e->unpack = malloc(n * sizeof *e->unpack);
+    e->ustart = malloc((n + 1) * sizeof *e->ustart);
+    e->uprefix = malloc((n + 1) * sizeof *e->uprefix);
+    e->gstart = malloc((n + 1) * sizeof *e->gstart);
+    e->gprefix = malloc((n + 1) * sizeof *e->gprefix);
+    e->pstart = malloc((n + 1) * sizeof *e->pstart);
+    e->pprefix = malloc((n + 1) * sizeof *e->pprefix);
+  }
+  if (!e || !tasks || !order || !e->tasks || !e->pack || !e->unpack || !e->ustart || !e->uprefix || !e->gstart ||
+      !e->gprefix || !e->pstart || !e->pprefix) {
+    exec_free(e);
+    free(tasks), free(order);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for a copy plan");
+  }
+  for (int d = 0; d < 3; ++d) {
+    e->dng[d] = d < dst->dim ? dst->ngrow.v[d] : 0;
+    e->sng[d] = d < src->dim ? src->ngrow.v[d] : 0;
+  }
+  for (int64_t i = 0; i < p->nitems; ++i) {
+    const bf_copy_item *it = &p->items[i];
+    int lo[3], hi[3], slo[3];
+    bf_box_pad3(&it->region, lo, hi);
+    for (int d = 0; d < 3; ++d) slo[d] = lo[d] - it->shift[d];
+    bf_kview dv, sv;
+    bf_mf_kview(dst, it->dst_li, &dv);
+    bf_mf_kview(src, it->src_li, &sv);
+    bf_xtask t = {.dfab = it->dst_li, .sfab = it->src_li, .doff = view_offset(&dv, lo), .soff = view_offset(&sv, slo),
+                  .nx = (int64_t)hi[0] - lo[0] + 1, .ny = (int64_t)hi[1] - lo[1] + 1, .nz = (int64_t)hi[2] - lo[2] + 1,
+                  .djs = dv.js, .dks = dv.ks, .dns = dv.ns, .sjs = sv.js, .sks = sv.ks, .sns = sv.ns};
+    int64_t npts = t.nx * t.ny * t.nz;
+    e->points += npts;
+    /* pack: source region -> dense block i of the staging buffer */
+    bf_xtask pk = t;
+    pk.dfab = i, pk.doff = 0, pk.djs = t.nx, pk.dks = t.nx * t.ny, pk.dns = npts;
+    /* unpack: dense block i -> destination */
+    bf_xtask up = t;
+    up.sfab = i, up.soff = 0, up.sjs = t.nx, up.sks = t.nx * t.ny, up.sns = npts;
+    fuse_rows(&t), fuse_rows(&pk), fuse_rows(&up);
+    tasks[i] = t, e->pack[i] = pk, e->unpack[i] = up;
+    e->pstart[i] = i;
+  }
+  e->pstart[p->nitems] = p->nitems;
+  memcpy(e->gstart, p->group_start, (size_t)(p->ngroups + 1) * sizeof *e->gstart);
+  int64_t nunits = 0;
+  int err = BF_SUCCESS;
+  if (p->free_order) {
+    err = pair_items(p, order, e->ustart, &nunits);
+  } else {
+    for (int64_t i = 0; i < p->nitems; ++i) order[i] = i;
+    memcpy(e->ustart, p->group_start, (size_t)(p->ngroups + 1) * sizeof *e->ustart);
+    nunits = p->ngroups;
+  }
+  if (err) {
+    exec_free(e);
+    free(tasks), free(order);
+    return err;
+  }
+  for (int64_t i = 0; i < p->nitems; ++i) e->tasks[i] = tasks[order[i]];
+  free(tasks), free(order);
+  prefix_of(e->tasks, e->ustart, nunits, e->uprefix);
+  prefix_of(e->unpack, e->gstart, p->ngroups, e->gprefix);
+  prefix_of(e->pack, e->pstart, p->nitems, e->pprefix);
+  e->run = (bf_xlist){.tasks = e->tasks, .nunits = nunits, .ustart = e->ustart, .uprefix = e->uprefix,
+                      .pairs = p->free_order};
+  e->unpacks = (bf_xlist){.tasks = e->unpack, .nunits = p->ngroups, .ustart = e->gstart, .uprefix = e->gprefix};
+  e->packs = (bf_xlist){.tasks = e->pack, .nunits = p->nitems, .ustart = e->pstart, .uprefix = e->pprefix};
+  *out = e;
+  return BF_SUCCESS;
+}
+
+int bf_plan_exec_get(bf_plan *p, const bf_multifab *dst, const bf_multifab *src, const bf_plan_exec **out) {
+  if (!src) src = dst;
+  int dng[3], sng[3];
+  for (int d = 0; d < 3; ++d) {
+    dng[d] = d < dst->dim ? dst->ngrow.v[d] : 0;
+    sng[d] = d < src->dim ? src->ngrow.v[d] : 0;
+  }
+  pthread_mutex_lock(&p->lock);
+  bf_plan_exec *e = p->execs;
+  while (e && (memcmp(e->dng, dng, sizeof dng) || memcmp(e->sng, sng, sizeof sng))) e = e->next;
+  int err = BF_SUCCESS;
+  if (!e) {
+    err = exec_build(p, dst, src, &e);
+    if (!err) e->next = p->execs, p->execs = e;
+  }
+  pthread_mutex_unlock(&p->lock);
+  *out = e;
+  return err;
 }
 
 void bf_plan_done(bf_plan *p) { plan_release(p); }
@@ -276,6 +551,7 @@ int bf_plan_get(const bf_plan_key *key, bf_plan **out) {
     return err;
   }
   p->refcount = 2; /* the cache's and the caller's */
+  pthread_mutex_init(&p->lock, NULL);
   pthread_mutex_lock(&bf_cache_lock);
   int slot = bf_ncache;
   if (bf_ncache == BF_PLAN_CACHE_SIZE) {

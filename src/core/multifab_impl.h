@@ -53,18 +53,23 @@ int bf_mf_check_ng(const bf_multifab *mf, bf_intvect ng, const char *what);
 int bf_mf_check_region(const bf_multifab *mf, const bf_box *region);
 int bf_mf_check_period(const bf_multifab *mf, const bf_periodicity *period);
 
-/* Indices of the boxes of `ba` that intersect `box` (same type), in increasing
- * order, into *out (malloc'd, caller frees; *n of them).  A private helper so
- * that it can be switched to the BoxArray's hashed query later. */
-int bf_mesh_intersecting(const bf_boxarray *ba, const bf_box *box, int64_t **out, int64_t *n);
+/* The boxes of `ba` that intersect `box` (same type), in increasing index
+ * order, into `out` (a reusable list, see bf_isect_list): the BoxArray's
+ * hashed query. */
+int bf_mesh_intersecting(const bf_boxarray *ba, const bf_box *box, bf_isect_list *out);
+
+/* Bounding box of all boxes of `ba`, grown by grow[0..dim) (NULL: not grown). */
+bf_box bf_mesh_bounding(const bf_boxarray *ba, const int *grow);
 
 /* Periodic shifts s (multiples of the periods, s = 0 included first) such
  * that `a` shifted by s may intersect `b`; *out malloc'd, 3 ints each. */
 int bf_mesh_periodic_shifts(const bf_box *a, const bf_box *b, const bf_periodicity *period, int **out, int *n);
 
 /* Owner mask over `region` (a sub-box of local fab li's valid box), x fastest:
- * 1 where the point is counted by sum_unique (see multifab.h), else 0. */
-int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_periodicity *period,
-                      uint8_t **mask);
+ * 1 where the point is counted by sum_unique (see multifab.h), else 0.
+ * `all`: bf_mesh_bounding(mf's BoxArray, NULL); `scratch`: a query list
+ * reused between calls (the caller frees it). */
+int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_box *all,
+                      const bf_periodicity *period, bf_isect_list *scratch, uint8_t **mask);
 
 #endif

@@ -184,15 +184,18 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
   if (unique) {
     /* the masks: tasks are in local fab order, skipping empty ones */
     int64_t m = 0;
+    bf_box all = bf_mesh_bounding(a->ba, NULL);
+    bf_isect_list scratch = {0};
     for (int64_t li = 0; li < a->nlocal && m < n; ++li) {
       bf_box bx = *mf_validbox(a, li);
       if (region) bf_box_intersection(&bx, region, &bx);
       if (!bf_box_ok(&bx)) continue;
       uint8_t *mask;
-      err = bf_mf_unique_mask(a, li, &bx, period, &mask);
+      err = bf_mf_unique_mask(a, li, &bx, &all, period, &scratch, &mask);
       if (err) break;
       t[m++].mask = mask;
     }
+    bf_isect_list_free(&scratch);
   }
   if (!err) {
     bf_kargs g = {.op = op, .type = bf_ktype_of(a->dtype), .ncomp = ncomp, .acomp = comp, .bcomp = bcomp};

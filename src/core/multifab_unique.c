@@ -1,31 +1,21 @@
 /* Box queries for the mesh code and the owner masks of sum_unique / norms
- * of nodal data.  bf_mesh_intersecting is a plain loop over the boxes for
- * now; it is the one place to switch to the BoxArray's hashed query. */
+ * of nodal data.  Box lookups go through the BoxArray's hashed query
+ * (bf_boxarray_intersections), so a plan or a mask costs O(neighbours) per
+ * box, not O(boxes). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "multifab_impl.h"
 
-int bf_mesh_intersecting(const bf_boxarray *ba, const bf_box *box, int64_t **out, int64_t *n) {
-  int64_t nb = bf_boxarray_size(ba), m = 0, cap = 8;
-  const bf_box *b = bf_boxarray_data(ba);
-  int64_t *r = malloc((size_t)cap * sizeof *r);
-  BF_CHECK(r != NULL, BF_ERROR_MEMORY, "out of memory");
-  for (int64_t i = 0; i < nb; ++i) {
-    if (!bf_box_intersects(&b[i], box)) continue;
-    if (m == cap) {
-      int64_t *nr = realloc(r, (size_t)(cap *= 2) * sizeof *r);
-      if (!nr) {
-        free(r);
-        BF_ERROR(BF_ERROR_MEMORY, "out of memory");
-      }
-      r = nr;
-    }
-    r[m++] = i;
-  }
-  *out = r;
-  *n = m;
-  return BF_SUCCESS;
+int bf_mesh_intersecting(const bf_boxarray *ba, const bf_box *box, bf_isect_list *out) {
+  return bf_boxarray_intersections(ba, box, false, out);
+}
+
+bf_box bf_mesh_bounding(const bf_boxarray *ba, const int *grow) {
+  bf_box all;
+  bf_boxarray_minimal_box(ba, &all);
+  if (grow) (void)bf_box_grow(&all, grow);
+  return all;
 }
 
 static int floor_div_ll(long long a, long long b) { return (int)(a >= 0 ? a / b : -((-a + b - 1) / b)); }
@@ -77,8 +67,8 @@ static void zero_region(uint8_t *mask, const bf_box *region, const bf_box *sub) 
       memset(mask + ((int64_t)(k - rlo[2]) * ny + (j - rlo[1])) * nx + (lo[0] - rlo[0]), 0, (size_t)(hi[0] - lo[0] + 1));
 }
 
-int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_periodicity *period,
-                      uint8_t **out) {
+int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_box *all,
+                      const bf_periodicity *period, bf_isect_list *scratch, uint8_t **out) {
   int64_t npts;
   BF_CALL(bf_box_numpts(region, &npts));
   uint8_t *mask = malloc((size_t)(npts > 0 ? npts : 1));
@@ -87,10 +77,8 @@ int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, c
   int64_t gi = mf->lidx[li];
   const bf_box *boxes = bf_boxarray_data(mf->ba);
   /* the shifts under which some box may reach the region: from the bounding box */
-  bf_box all = boxes[0];
-  for (int64_t j = 1; j < bf_boxarray_size(mf->ba); ++j) bf_box_minimal(&all, &boxes[j], &all);
   int *shifts, ns;
-  int err = bf_mesh_periodic_shifts(&all, region, period, &shifts, &ns);
+  int err = bf_mesh_periodic_shifts(all, region, period, &shifts, &ns);
   if (err) {
     free(mask);
     return err;
@@ -100,11 +88,10 @@ int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, c
     bf_box q = *region; /* boxes j with (box_j + s) ∩ region: query region - s */
     int ms[3] = {-s[0], -s[1], -s[2]};
     (void)bf_box_shift_iv(&q, ms);
-    int64_t *cand, nc;
-    err = bf_mesh_intersecting(mf->ba, &q, &cand, &nc);
+    err = bf_mesh_intersecting(mf->ba, &q, scratch);
     if (err) break;
-    for (int64_t c = 0; c < nc; ++c) {
-      int64_t j = cand[c];
+    for (int64_t c = 0; c < scratch->count; ++c) {
+      int64_t j = scratch->index[c];
       bool zero = s[0] == 0 && s[1] == 0 && s[2] == 0;
       if (j > gi || (j == gi && (zero || !shift_positive(s)))) continue;
       bf_box ov = boxes[j];
@@ -112,7 +99,6 @@ int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, c
       bf_box_intersection(&ov, region, &ov);
       if (bf_box_ok(&ov)) zero_region(mask, region, &ov);
     }
-    free(cand);
   }
   free(shifts);
   if (err) {

@@ -31,6 +31,8 @@ static unsigned cpu_flags(int kind) {
 int bf_cpu_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
                        const int64_t *group_start);
 int bf_cpu_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
+int bf_cpu_exchange(const bf_xargs *args, const bf_xlist *list);
+void bf_cpu_elementwise_init(void);
 
 void bf_backend_cpu_fill(bf_backend *b) {
   b->name = "cpu";
@@ -40,4 +42,6 @@ void bf_backend_cpu_fill(bf_backend *b) {
   b->mem_flags = cpu_flags;
   b->elementwise = bf_cpu_elementwise;
   b->reduce = bf_cpu_reduce;
+  b->exchange = bf_cpu_exchange;
+  bf_cpu_elementwise_init();
 }

@@ -4,6 +4,7 @@
 #ifndef BOXFAB_CPU_WORK_H
 #define BOXFAB_CPU_WORK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -46,6 +47,35 @@ static inline cpu_chunk *cpu_make_chunks(int64_t ntasks, const bf_ktask *tasks, 
   *n = count;
   *total_elems = elems;
   return c;
+}
+
+/* Longest row made by fusing contiguous rows (cpu_fuse_rows). */
+#define CPU_ROW_CAP 65536
+
+static inline bool cpu_rows_contiguous(const bf_kview *v, int64_t len, bool planes) {
+  return len == (planes ? v->ks : v->js);
+}
+
+/* Fuse the rows of task t that are contiguous in every view it uses (a; b
+ * when use_b; c when use_c): x with y when the region spans whole rows, then
+ * with z when it spans whole planes, up to CPU_ROW_CAP points per row.  The
+ * fused task addresses the same memory (x runs past the row end into the
+ * next rows), so its x indices no longer name points: not for reductions
+ * that report a position. */
+static inline void cpu_fuse_rows(bf_ktask *t, bool use_b, bool use_c) {
+  int64_t nx = (int64_t)t->hi[0] - t->lo[0] + 1, ny = (int64_t)t->hi[1] - t->lo[1] + 1,
+          nz = (int64_t)t->hi[2] - t->lo[2] + 1;
+  if (nx <= 0 || ny <= 0 || nz <= 0 || (ny == 1 && nz == 1)) return;
+  bool rows = nx * ny <= CPU_ROW_CAP && cpu_rows_contiguous(&t->a, nx, false) &&
+              (!use_b || cpu_rows_contiguous(&t->b, nx, false)) && (!use_c || cpu_rows_contiguous(&t->c, nx, false));
+  if (!rows && ny > 1) return;
+  nx *= ny, ny = 1;
+  bool planes = nz > 1 && nx * nz <= CPU_ROW_CAP && cpu_rows_contiguous(&t->a, nx, true) &&
+                (!use_b || cpu_rows_contiguous(&t->b, nx, true)) && (!use_c || cpu_rows_contiguous(&t->c, nx, true));
+  if (planes) nx *= nz, nz = 1;
+  t->hi[0] = t->lo[0] + (int)(nx - 1);
+  t->hi[1] = t->lo[1];
+  t->hi[2] = t->lo[2] + (int)(nz - 1);
 }
 
 /* Decode row r of task t into (n, k, j). */
