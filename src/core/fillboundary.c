@@ -43,8 +43,10 @@ static int run_plan(const bf_plan *p, int op, double s0, bf_multifab *dst, const
     if (src) bf_mf_kview(src, it->src_li, &t[i].b);
   }
   bf_kargs g = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .acomp = dcomp, .bcomp = scomp};
-  int err = bf_backend_get()->elementwise(&g, p->nitems, t, p->ngroups, p->group_start);
+  const bf_backend *be = bf_mf_backend(dst, src, NULL, "ghost exchange");
+  int err = be ? be->elementwise(&g, p->nitems, t, p->ngroups, p->group_start) : -1;
   free(t);
+  if (err < 0) return BF_ERROR_VALUE; /* mixed host/device memory: message set */
   BF_CHECK(err == 0, BF_ERROR_MEMORY, "out of memory in the ghost exchange");
   return BF_SUCCESS;
 }
@@ -111,7 +113,7 @@ int bf_multifab_average_sync(bf_multifab *mf, int scomp, int ncomp, const bf_per
   BF_CALL(bf_plan_get(&k, &p));
   bf_multifab *tmp = NULL, *cnt = NULL;
   int err = bf_multifab_clone(mf, &tmp);
-  if (!err) err = bf_multifab_create(mf->ba, mf->dm, 1, mf->ngrow, BF_DTYPE_DOUBLE, NULL, true, &cnt);
+  if (!err) err = bf_multifab_create(mf->ba, mf->dm, 1, mf->ngrow, BF_DTYPE_DOUBLE, mf->arena, true, &cnt);
   if (!err) err = bf_multifab_set_val_all(cnt, 1.0);
   if (!err) err = run_plan(p, BF_KOP_ADD, 0, mf, tmp, scomp, scomp, ncomp);
   if (!err) err = run_plan(p, BF_KOP_PLUS_S, 1.0, cnt, NULL, 0, 0, 1);
