@@ -16,6 +16,23 @@ static bf_backend pinned_be; /* pinned memory from CUDA, host kernels */
 static bool have_gpu;
 static pthread_once_t backend_once = PTHREAD_ONCE_INIT;
 
+#if BOXFAB_HAVE_CUDA
+/* Host kernels on pinned memory: first let pending GPU work on it finish. */
+static int pinned_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                              const int64_t *group_start) {
+  (void)bf_cuda_synchronize();
+  return cpu_be.elementwise(args, ntasks, tasks, ngroups, group_start);
+}
+static int pinned_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out) {
+  (void)bf_cuda_synchronize();
+  return cpu_be.reduce(args, ntasks, tasks, out);
+}
+static int pinned_copy(void *dst, const void *src, size_t nbytes) {
+  (void)bf_cuda_synchronize();
+  return cpu_be.mem_copy(dst, src, nbytes);
+}
+#endif
+
 static void backend_init(void) {
   bf_backend_cpu_fill(&cpu_be);
   pinned_be = cpu_be;
@@ -28,6 +45,9 @@ static void backend_init(void) {
     pinned_be.mem_alloc = cuda_be.mem_alloc;
     pinned_be.mem_free = cuda_be.mem_free;
     pinned_be.mem_flags = cuda_be.mem_flags;
+    pinned_be.mem_copy = pinned_copy;
+    pinned_be.elementwise = pinned_elementwise;
+    pinned_be.reduce = pinned_reduce;
   }
 #endif
 }
