@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The main job, from a fresh clone on a fresh machine: installs what it needs,
-# builds and installs boxfab, and runs the example.
-#   scripts/run.sh [nprocs]     (default 4)
+# builds and installs boxfab, and runs the heat equation on a periodic 3D
+# domain (examples/heat_equation.py), which writes heat_slice.png.
+#   scripts/run.sh [options of examples/heat_equation.py]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-env.sh
 bf_ensure_system_packages
-bf_ensure_venv numpy scikit-build-core
+bf_ensure_venv numpy matplotlib scikit-build-core
 echo "== building and installing boxfab"
 "$PY" -m pip install -q .
-echo "== examples/domain_summary.py"
-"$PY" examples/domain_summary.py "${1:-4}"
+echo "== examples/heat_equation.py"
+"$PY" examples/heat_equation.py --png heat_slice.png "$@"

@@ -14,4 +14,7 @@ def populate(namespace, dim):
     namespace.setdefault("__version__", _core.__version__)
     namespace["__author__"] = "the boxfab developers"
     namespace["__license__"] = "BSD-3-Clause"
+    # Python-level members of MultiFab / iMultiFab (to_numpy, global indexing, ...)
+    from boxfab import _multifab
+    _multifab.attach(namespace)
     return impl

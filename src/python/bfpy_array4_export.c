@@ -370,7 +370,12 @@ static int a4_copy_order(const char *func, PyObject *const *args, Py_ssize_t nar
 
 static PyObject *a4_order(PyObject *arr, bool c_order) {
   if (!arr || c_order) return arr;
-  PyObject *t = PyObject_GetAttrString(arr, "T");
+  static PyObject *name_T; /* interned once: this is on the per-box path */
+  if (!name_T && !(name_T = PyUnicode_InternFromString("T"))) {
+    Py_DECREF(arr);
+    return NULL;
+  }
+  PyObject *t = PyObject_GetAttr(arr, name_T);
   Py_DECREF(arr);
   return t;
 }
@@ -380,11 +385,17 @@ PyObject *bfpy_array4_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t
   bool c_order;
   if (a4_copy_order("to_numpy", args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
   if (copy) return a4_order(bfpy_array4_to_host(self, NULL), c_order);
-  PyObject *np = PyImport_ImportModule("numpy");
-  if (!np) return NULL;
+  /* numpy.asarray, looked up once (the per-box path of `for mfi in mf:` loops) */
+  static PyObject *np_asarray;
+  if (!np_asarray) {
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (!np) return NULL;
+    np_asarray = PyObject_GetAttrString(np, "asarray");
+    Py_DECREF(np);
+    if (!np_asarray) return NULL;
+  }
   /* a view through the buffer protocol: the array's base keeps this Array4 alive */
-  PyObject *arr = PyObject_CallMethod(np, "asarray", "(O)", self);
-  Py_DECREF(np);
+  PyObject *arr = PyObject_CallOneArg(np_asarray, self);
   return a4_order(arr, c_order);
 }
 
