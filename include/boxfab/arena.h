@@ -8,11 +8,16 @@
  * aligned, and freed blocks go back to their class's free list to be reused;
  * bf_arena_trim() returns the cached free blocks to the system.
  *
- * The memory itself comes from the backend selected at start-up.  Without a
- * GPU (the only case in this version) every kind is host memory, and the
- * flags below say so: host-accessible, not device memory, not managed, not
- * pinned, not stream ordered.  A GPU backend will make the same kinds real
- * device / managed / pinned memory and the flags will follow.
+ * The memory itself comes from the backend selected at start-up (see
+ * boxfab/gpu.h).  Without a GPU every kind is host memory, and the flags
+ * below say so: host-accessible, not device memory, not managed, not pinned,
+ * not stream ordered.  With a CUDA GPU: The_Arena and The_Device_Arena are
+ * device memory (cudaMalloc), The_Async_Arena stream-ordered device memory
+ * (cudaMallocAsync on boxfab's stream), The_Managed_Arena managed memory
+ * (never more than the device has free: BF_ERROR_MEMORY instead), The_Pinned_Arena
+ * page-locked host memory (cudaMallocHost), The_Cpu_Arena plain host memory;
+ * the flags tell which.  The pool works the same for every kind, so a freed
+ * device block is reused without calling cudaMalloc again.
  *
  * All functions are thread-safe (one lock per arena). */
 #ifndef BOXFAB_ARENA_H
@@ -73,7 +78,7 @@ BF_EXPORT bool bf_arena_is_device(const bf_arena *arena);
 BF_EXPORT bool bf_arena_is_pinned(const bf_arena *arena);
 BF_EXPORT bool bf_arena_is_stream_ordered(const bf_arena *arena);
 
-/** True when `nbytes` more could be allocated on the device (always true without a GPU). */
+/** True when `nbytes` more fit in the device's free memory (always true without a GPU). */
 BF_EXPORT bool bf_arena_has_free_device_memory(const bf_arena *arena, size_t nbytes);
 
 /** Allocate `nbytes` (> 0) bytes, 64-byte aligned, into *ptr.  BF_ERROR_VALUE

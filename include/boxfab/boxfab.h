@@ -13,6 +13,7 @@
 #include "boxfab/dtype.h"
 #include "boxfab/fab.h"
 #include "boxfab/geometry.h"
+#include "boxfab/gpu.h"
 #include "boxfab/intvect.h"
 #include "boxfab/mfiter.h"
 #include "boxfab/multifab.h"

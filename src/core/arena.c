@@ -45,7 +45,7 @@ bf_arena *bf_arena_get(int kind) {
 int bf_arena_kind_of(const bf_arena *a) { return a->kind; }
 const char *bf_arena_name(const bf_arena *a) { return a->name; }
 
-static unsigned flags(const bf_arena *a) { return bf_backend_get()->mem_flags(a->kind); }
+static unsigned flags(const bf_arena *a) { return bf_backend_for_kind(a->kind)->mem_flags(a->kind); }
 bool bf_arena_is_device_accessible(const bf_arena *a) { return flags(a) & BF_MEMFLAG_DEVICE_ACCESSIBLE; }
 bool bf_arena_is_host_accessible(const bf_arena *a) { return flags(a) & BF_MEMFLAG_HOST; }
 bool bf_arena_is_managed(const bf_arena *a) { return flags(a) & BF_MEMFLAG_MANAGED; }
@@ -53,8 +53,8 @@ bool bf_arena_is_device(const bf_arena *a) { return flags(a) & BF_MEMFLAG_DEVICE
 bool bf_arena_is_pinned(const bf_arena *a) { return flags(a) & BF_MEMFLAG_PINNED; }
 bool bf_arena_is_stream_ordered(const bf_arena *a) { return flags(a) & BF_MEMFLAG_STREAM_ORDERED; }
 bool bf_arena_has_free_device_memory(const bf_arena *a, size_t nbytes) {
-  (void)a, (void)nbytes;
-  return true; /* no device memory in this version */
+  (void)a;
+  return bf_backend_device_has_free(nbytes); /* always true without a GPU */
 }
 
 size_t bf_arena_class_size(size_t n) {
@@ -98,11 +98,11 @@ int bf_arena_alloc(bf_arena *a, size_t nbytes, void **ptr) {
   }
   pthread_mutex_unlock(&a->lock);
   if (!p) {
-    int err = bf_backend_get()->mem_alloc(a->kind, cs, &p);
+    int err = bf_backend_for_kind(a->kind)->mem_alloc(a->kind, cs, &p);
     if (err || !p) {
       /* retry once after giving the cached blocks back */
       bf_arena_trim(a);
-      err = bf_backend_get()->mem_alloc(a->kind, cs, &p);
+      err = bf_backend_for_kind(a->kind)->mem_alloc(a->kind, cs, &p);
     }
     BF_CHECK(!err && p, BF_ERROR_MEMORY, "%s could not allocate %zu bytes", a->name, nbytes);
     pthread_mutex_lock(&a->lock);
@@ -150,7 +150,7 @@ void bf_arena_free(bf_arena *a, void *ptr, size_t nbytes) {
     ptr = NULL;
   }
   pthread_mutex_unlock(&a->lock);
-  if (ptr) bf_backend_get()->mem_free(a->kind, ptr, cs); /* could not cache it */
+  if (ptr) bf_backend_for_kind(a->kind)->mem_free(a->kind, ptr, cs); /* could not cache it */
   free(fb);
 }
 
@@ -173,7 +173,7 @@ size_t bf_arena_trim(bf_arena *a) {
   pthread_mutex_unlock(&a->lock);
   for (free_block *fb = list, *next; fb; fb = next) {
     next = fb->next;
-    bf_backend_get()->mem_free(a->kind, fb->ptr, fb->size);
+    bf_backend_for_kind(a->kind)->mem_free(a->kind, fb->ptr, fb->size);
     free(fb);
   }
   return released;

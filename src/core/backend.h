@@ -1,7 +1,13 @@
 /* Private: the backend interface.  A backend fills a bf_backend table with
- * memory functions and the MultiFab kernels; the core calls only through the
- * table (bf_backend_get()).  The CPU backend (src/backend/cpu) is filled at
- * start-up; a CUDA backend will fill the same table.  Nothing here is public. */
+ * memory functions and the MultiFab kernels; the core calls only through a
+ * table.  There is one table per kind of memory (backend.c):
+ *   - the CPU table (src/backend/cpu) always exists;
+ *   - the CUDA table (src/backend/cuda) exists when the library was built with
+ *     CUDA, cudaGetDeviceCount reports a device, and BOXFAB_DEVICE is not "cpu".
+ * bf_backend_for_kind(kind) gives the table for memory of an arena kind: the
+ * CUDA table for device/managed/async memory (and The_Arena) when there is a
+ * GPU, the CPU table for host memory; pinned memory gets a table with the
+ * CUDA memory functions and the CPU kernels.  Nothing here is public. */
 #ifndef BOXFAB_BACKEND_H
 #define BOXFAB_BACKEND_H
 
@@ -153,10 +159,48 @@ enum {
   BF_MEMFLAG_STREAM_ORDERED = 32
 };
 
-/* The active backend (filled on first use, thread-safe). */
+/* The host (CPU) backend (filled on first use, thread-safe).  For memory of
+ * an arena use bf_backend_for_kind / bf_backend_for_arena instead. */
 const bf_backend *bf_backend_get(void);
+
+/* The backend for memory of arena kind `kind` (bf_arena_kind): memory
+ * functions and kernels that can work on it.  Unknown kinds get the CPU
+ * table.  Never NULL. */
+const bf_backend *bf_backend_for_kind(int kind);
+
+/* The backend for the arena `arena` (a bf_arena *; NULL = The_Arena). */
+struct bf_arena;
+const bf_backend *bf_backend_for_arena(const struct bf_arena *arena);
+
+/* The backend whose kernels can reach the memory of every given arena (n of
+ * them; NULL entries are skipped, the first is the destination and is
+ * preferred).  When none can (host-only memory mixed with device-only
+ * memory) sets a BF_ERROR_VALUE message naming `what` and returns NULL. */
+const bf_backend *bf_backend_for_arenas(int n, const struct bf_arena *const *arenas, const char *what);
+
+/* True when a CUDA device is used (the CUDA table exists). */
+bool bf_backend_have_gpu(void);
 
 /* Fill `b` with the CPU backend (src/backend/cpu). */
 void bf_backend_cpu_fill(bf_backend *b);
+
+/* Fill `b` with the CUDA backend (src/backend/cuda, CUDA builds only).
+ * Returns 0 when a device was found and initialized, 1 otherwise (then `b`
+ * is untouched). */
+int bf_backend_cuda_fill(bf_backend *b);
+
+/* ---- CUDA glue (src/backend/cuda; defined in CUDA builds only) ----------
+ * Each sets the error message on failure and returns its code. */
+int bf_cuda_device_count(void);             /* raw count, 0 on any error */
+int bf_cuda_device_id(void);                /* current device or -1 */
+void *bf_cuda_stream(void);                 /* boxfab's stream on the current device (lazy), NULL on error */
+int bf_cuda_synchronize(void);              /* wait for boxfab's stream */
+int bf_cuda_memcpy(void *dst, const void *src, size_t nbytes); /* any direction, waits */
+int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes);
+int64_t bf_cuda_alloc_count(void);          /* arena blocks obtained from CUDA */
+
+/* True when `nbytes` more bytes fit in the free memory of the current device
+ * (always true without a GPU). */
+bool bf_backend_device_has_free(size_t nbytes);
 
 #endif

@@ -32,6 +32,37 @@ static void key_init(bf_plan_key *k, int kind, const bf_multifab *dst, const bf_
   k->cross = cross;
 }
 
+/* Backends without an exchange kernel (CUDA): the plan's items as
+ * element-wise tasks, the items of one destination fab in order (`serial`:
+ * all in plan order); `stage` reads the sources from a copy. */
+static int run_plan_elementwise(const bf_backend *be, const bf_plan *p, int op, double s0, bf_multifab *dst,
+                                const bf_multifab *src, int scomp, int dcomp, int ncomp, bool stage, bool serial) {
+  bf_multifab *tmp = NULL;
+  if (stage && src) {
+    BF_CALL(bf_multifab_clone(src, &tmp));
+    src = tmp;
+  }
+  bf_ktask *t = calloc((size_t)p->nitems, sizeof *t);
+  if (!t) {
+    bf_multifab_destroy(&tmp);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory in the ghost exchange");
+  }
+  for (int64_t i = 0; i < p->nitems; ++i) {
+    const bf_copy_item *it = &p->items[i];
+    bf_box_pad3(&it->region, t[i].lo, t[i].hi);
+    memcpy(t[i].shift, it->shift, sizeof t[i].shift);
+    bf_mf_kview(dst, it->dst_li, &t[i].a);
+    if (src) bf_mf_kview(src, it->src_li, &t[i].b);
+  }
+  bf_kargs g = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .acomp = dcomp, .bcomp = scomp};
+  int64_t all[2] = {0, p->nitems};
+  int err = be->elementwise(&g, p->nitems, t, serial ? 1 : p->ngroups, serial ? all : p->group_start);
+  free(t);
+  bf_multifab_destroy(&tmp);
+  BF_CHECK(err == 0, BF_ERROR_MEMORY, "out of memory in the ghost exchange");
+  return BF_SUCCESS;
+}
+
 /* Run the plan: dst[dcomp..] op= src[scomp..] over every item (src NULL for
  * PLUS_S).  `stage`: the sources are read through a staging buffer first
  * (all reads before any write), for runs whose items read points that
@@ -39,9 +70,11 @@ static void key_init(bf_plan_key *k, int kind, const bf_multifab *dst, const bf_
 static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp,
                     int ncomp, bool stage, bool serial) {
   if (p->nitems == 0) return BF_SUCCESS;
+  const bf_backend *be = bf_mf_backend(dst, src, NULL, "ghost exchange");
+  if (!be) return BF_ERROR_VALUE; /* host-only and device-only memory mixed: message set */
+  if (!be->exchange) return run_plan_elementwise(be, p, op, s0, dst, src, scomp, dcomp, ncomp, stage, serial);
   const bf_plan_exec *e;
   BF_CALL(bf_plan_exec_get(p, dst, src, &e));
-  const bf_backend *be = bf_backend_get();
   bf_xargs g = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .dcomp = dcomp, .scomp = scomp,
                 .dbase = bf_buffer_data(dst->buffer), .doffs = dst->offsets,
                 .sbase = src ? bf_buffer_data(src->buffer) : NULL, .soffs = src ? src->offsets : NULL};
@@ -138,7 +171,7 @@ int bf_multifab_average_sync(bf_multifab *mf, int scomp, int ncomp, const bf_per
   bf_plan *p;
   BF_CALL(bf_plan_get(&k, &p));
   bf_multifab *cnt = NULL;
-  int err = bf_multifab_create(mf->ba, mf->dm, 1, mf->ngrow, BF_DTYPE_DOUBLE, NULL, true, &cnt);
+  int err = bf_multifab_create(mf->ba, mf->dm, 1, mf->ngrow, BF_DTYPE_DOUBLE, mf->arena, true, &cnt);
   if (!err) err = bf_multifab_set_val_all(cnt, 1.0);
   if (!err) err = run_plan(p, BF_KOP_ADD, 0, mf, mf, scomp, scomp, ncomp, true, false);
   if (!err) err = run_plan(p, BF_KOP_PLUS_S, 1.0, cnt, NULL, 0, 0, 1, false, false);

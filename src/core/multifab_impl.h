@@ -72,4 +72,13 @@ int bf_mesh_periodic_shifts(const bf_box *a, const bf_box *b, const bf_periodici
 int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_box *all,
                       const bf_periodicity *period, bf_isect_list *scratch, uint8_t **mask);
 
+/* The backend whose kernels reach the data of a, b and c (b, c may be NULL):
+ * NULL, with a BF_ERROR_VALUE message naming `what`, when host-only and
+ * device-only memory are mixed. */
+static inline const bf_backend *bf_mf_backend(const bf_multifab *a, const bf_multifab *b, const bf_multifab *c,
+                                              const char *what) {
+  const struct bf_arena *ar[3] = {a->arena, b ? b->arena : NULL, c ? c->arena : NULL};
+  return bf_backend_for_arenas(3, ar, what);
+}
+
 #endif

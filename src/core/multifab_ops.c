@@ -32,11 +32,13 @@ static int make_tasks(const bf_multifab *a, const bf_multifab *b, const bf_multi
 
 static int run_elementwise(bf_kargs *g, const bf_multifab *a, const bf_multifab *b, const bf_multifab *c,
                            const bf_box *region, bf_intvect ng) {
+  const bf_backend *be = bf_mf_backend(a, b, c, "MultiFab operation");
+  if (!be) return BF_ERROR_VALUE;
   bf_ktask *t = NULL;
   int64_t n;
   BF_CALL(make_tasks(a, b, c, region, ng, &t, &n));
   g->type = bf_ktype_of(a->dtype);
-  int err = n > 0 ? bf_backend_get()->elementwise(g, n, t, 0, NULL) : 0;
+  int err = n > 0 ? be->elementwise(g, n, t, 0, NULL) : 0;
   free(t);
   BF_CHECK(err == 0, BF_ERROR_MEMORY, "out of memory in a MultiFab kernel");
   return BF_SUCCESS;
@@ -151,7 +153,7 @@ int bf_multifab_clone(const bf_multifab *mf, bf_multifab **out) {
   BF_CALL(bf_mf_check_data(mf));
   bf_multifab *c;
   BF_CALL(bf_multifab_create(mf->ba, mf->dm, mf->ncomp, mf->ngrow, mf->dtype, mf->arena, true, &c));
-  if (mf->nbytes > 0 && bf_backend_get()->mem_copy(bf_buffer_data(c->buffer), bf_buffer_data(mf->buffer), mf->nbytes)) {
+  if (mf->nbytes > 0 && bf_backend_for_arena(mf->arena)->mem_copy(bf_buffer_data(c->buffer), bf_buffer_data(mf->buffer), mf->nbytes)) {
     bf_multifab_destroy(&c);
     BF_ERROR(BF_ERROR_RUNTIME, "copying the MultiFab's data failed");
   }
@@ -177,6 +179,8 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
     BF_CALL(bf_mf_check_comps(b, bcomp, ncomp, what));
     BF_CALL(bf_mf_check_ng(b, ng, what));
   }
+  const bf_backend *be = bf_mf_backend(a, b, NULL, what);
+  if (!be) return BF_ERROR_VALUE;
   bf_ktask *t = NULL;
   int64_t n;
   BF_CALL(make_tasks(a, b, NULL, region, ng, &t, &n));
@@ -199,7 +203,7 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
   }
   if (!err) {
     bf_kargs g = {.op = op, .type = bf_ktype_of(a->dtype), .ncomp = ncomp, .acomp = comp, .bcomp = bcomp};
-    if (bf_backend_get()->reduce(&g, n, t, res)) err = bf_error_set(BF_ERROR_MEMORY, what, "out of memory");
+    if (be->reduce(&g, n, t, res)) err = bf_error_set(BF_ERROR_MEMORY, what, "out of memory");
   }
   if (unique)
     for (int64_t i = 0; i < n; ++i) free((void *)t[i].mask);

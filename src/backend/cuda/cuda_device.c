@@ -1,0 +1,203 @@
+/* CUDA backend: devices, boxfab's streams, memory, and the table.
+ *
+ * The CUDA runtime is linked statically; on a machine without a driver or a
+ * device cudaGetDeviceCount fails or reports 0 and bf_backend_cuda_fill says
+ * so, leaving everything to the CPU backend. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boxfab/arena.h"
+#include "boxfab/base.h"
+#include "cuda_impl.h"
+
+#define MAX_DEVICES 64
+
+static cudaStream_t streams[MAX_DEVICES];
+static pthread_mutex_t stream_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_llong alloc_count;
+static int ndevices;
+
+int bf_cuda_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                        const int64_t *group_start);
+int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
+
+static int cuda_fail(cudaError_t e, const char *what) {
+  (void)cudaGetLastError(); /* clear a sticky-free error */
+  return bf_error_set(e == cudaErrorMemoryAllocation ? BF_ERROR_MEMORY : BF_ERROR_RUNTIME, what, "%s: CUDA error %s: %s",
+                      what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+int bf_cuda_device_count(void) { return ndevices; }
+
+int bf_cuda_device_id(void) {
+  int d;
+  return cudaGetDevice(&d) == cudaSuccess ? d : -1;
+}
+
+void *bf_cuda_stream(void) {
+  int d = bf_cuda_device_id();
+  if (d < 0 || d >= MAX_DEVICES) return NULL;
+  pthread_mutex_lock(&stream_lock);
+  if (!streams[d] && cudaStreamCreateWithFlags(&streams[d], cudaStreamNonBlocking) != cudaSuccess) {
+    (void)cudaGetLastError();
+    streams[d] = NULL;
+  }
+  cudaStream_t s = streams[d];
+  pthread_mutex_unlock(&stream_lock);
+  return s;
+}
+
+int bf_cuda_synchronize(void) {
+  cudaStream_t s = bf_cuda_stream();
+  BF_CHECK(s != NULL, BF_ERROR_RUNTIME, "could not create boxfab's CUDA stream");
+  cudaError_t e = cudaStreamSynchronize(s);
+  if (e != cudaSuccess) return cuda_fail(e, "synchronize");
+  return BF_SUCCESS;
+}
+
+/* Is p device-only memory (so a copy into or out of it needs no wait for the host)? */
+static bool device_only(const void *p) {
+  struct cudaPointerAttributes at;
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return at.type == cudaMemoryTypeDevice;
+}
+
+/* Copy on boxfab's stream; waits unless both sides are device-only memory
+ * (then later kernels on the stream are ordered after it anyway). */
+static int copy_on_stream(void *dst, const void *src, size_t n, bool always_wait) {
+  cudaStream_t s = bf_cuda_stream();
+  BF_CHECK(s != NULL, BF_ERROR_RUNTIME, "could not create boxfab's CUDA stream");
+  cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s);
+  if (e != cudaSuccess) return cuda_fail(e, "memcpy");
+  if (always_wait || !device_only(dst) || !device_only(src)) {
+    e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) return cuda_fail(e, "memcpy");
+  }
+  return BF_SUCCESS;
+}
+
+int bf_cuda_memcpy(void *dst, const void *src, size_t nbytes) {
+  if (nbytes == 0) return BF_SUCCESS;
+  return copy_on_stream(dst, src, nbytes, true);
+}
+
+int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes) {
+  size_t f = 0, t = 0;
+  cudaError_t e = cudaMemGetInfo(&f, &t);
+  if (e != cudaSuccess) return cuda_fail(e, "memory_info");
+  if (free_bytes) *free_bytes = f;
+  if (total_bytes) *total_bytes = t;
+  return BF_SUCCESS;
+}
+
+int64_t bf_cuda_alloc_count(void) { return (int64_t)atomic_load(&alloc_count); }
+
+bool bf_backend_device_has_free(size_t nbytes) {
+  if (!bf_backend_have_gpu()) return true;
+  size_t f = 0;
+  if (cudaMemGetInfo(&f, NULL) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return nbytes <= f;
+}
+
+/* ---- the table's memory functions ------------------------------------------------ */
+
+static int cu_alloc(int kind, size_t nbytes, void **ptr) {
+  cudaError_t e;
+  *ptr = NULL;
+  switch (kind) {
+  case BF_ARENA_CPU: {
+    size_t n = (nbytes + BF_ARENA_ALIGNMENT - 1) / BF_ARENA_ALIGNMENT * BF_ARENA_ALIGNMENT;
+    *ptr = aligned_alloc(BF_ARENA_ALIGNMENT, n ? n : BF_ARENA_ALIGNMENT);
+    return *ptr ? 0 : 1;
+  }
+  case BF_ARENA_PINNED: e = cudaMallocHost(ptr, nbytes); break;
+  case BF_ARENA_MANAGED: {
+    /* never ask for more managed memory than the card has free: that can hang the GPU */
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 1;
+    }
+    if (nbytes > f) return 1;
+    e = cudaMallocManaged(ptr, nbytes, cudaMemAttachGlobal);
+    break;
+  }
+  case BF_ARENA_ASYNC: {
+    cudaStream_t s = bf_cuda_stream();
+    if (!s) return 1;
+    e = cudaMallocAsync(ptr, nbytes, s);
+    break;
+  }
+  default: e = cudaMalloc(ptr, nbytes); break; /* The_Arena, The_Device_Arena */
+  }
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    *ptr = NULL;
+    return 1;
+  }
+  atomic_fetch_add(&alloc_count, 1);
+  return 0;
+}
+
+static void cu_free(int kind, void *ptr, size_t nbytes) {
+  (void)nbytes;
+  if (!ptr) return;
+  cudaError_t e = cudaSuccess;
+  switch (kind) {
+  case BF_ARENA_CPU: free(ptr); return;
+  case BF_ARENA_PINNED: e = cudaFreeHost(ptr); break;
+  case BF_ARENA_ASYNC: {
+    cudaStream_t s = bf_cuda_stream();
+    e = s ? cudaFreeAsync(ptr, s) : cudaFree(ptr);
+    break;
+  }
+  default: e = cudaFree(ptr); break;
+  }
+  if (e != cudaSuccess) (void)cudaGetLastError(); /* at exit the driver may be gone: nothing to do */
+}
+
+static int cu_copy(void *dst, const void *src, size_t nbytes) {
+  if (nbytes == 0) return 0;
+  return copy_on_stream(dst, src, nbytes, false) == BF_SUCCESS ? 0 : 1;
+}
+
+/* What the memory of each kind really is. */
+static unsigned cu_flags(int kind) {
+  switch (kind) {
+  case BF_ARENA_CPU: return BF_MEMFLAG_HOST;
+  case BF_ARENA_PINNED: return BF_MEMFLAG_HOST | BF_MEMFLAG_DEVICE_ACCESSIBLE | BF_MEMFLAG_PINNED;
+  case BF_ARENA_MANAGED: return BF_MEMFLAG_HOST | BF_MEMFLAG_DEVICE_ACCESSIBLE | BF_MEMFLAG_MANAGED;
+  case BF_ARENA_ASYNC: return BF_MEMFLAG_DEVICE | BF_MEMFLAG_DEVICE_ACCESSIBLE | BF_MEMFLAG_STREAM_ORDERED;
+  default: return BF_MEMFLAG_DEVICE | BF_MEMFLAG_DEVICE_ACCESSIBLE;
+  }
+}
+
+int bf_backend_cuda_fill(bf_backend *b) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+    (void)cudaGetLastError(); /* no driver, no device: the CPU backend does everything */
+    return 1;
+  }
+  if (cudaFree(NULL) != cudaSuccess) { /* make the context now: a device that cannot be used is no device */
+    (void)cudaGetLastError();
+    return 1;
+  }
+  ndevices = n;
+  b->name = "cuda";
+  b->mem_alloc = cu_alloc;
+  b->mem_free = cu_free;
+  b->mem_copy = cu_copy;
+  b->mem_flags = cu_flags;
+  b->elementwise = bf_cuda_elementwise;
+  b->reduce = bf_cuda_reduce;
+  b->exchange = NULL; /* the core runs ghost-exchange plans as element-wise tasks */
+  return 0;
+}
