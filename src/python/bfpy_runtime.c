@@ -176,9 +176,15 @@ static PyObject *config_false(PyObject *cls, void *c) {
   (void)cls, (void)c;
   Py_RETURN_FALSE;
 }
+static PyObject *config_have_gpu(PyObject *cls, void *c) {
+  (void)cls, (void)c;
+  return PyBool_FromLong(bf_gpu_available());
+}
 static PyObject *config_gpu_backend(PyObject *cls, void *c) {
   (void)cls, (void)c;
-  Py_RETURN_NONE;
+  const char *name = bf_gpu_backend_name();
+  if (!name) Py_RETURN_NONE;
+  return PyUnicode_FromString(name);
 }
 static PyObject *config_verbose(PyObject *cls, void *c) {
   (void)cls, (void)c;
@@ -201,10 +207,10 @@ static PyGetSetDef config_getset[] = {
     {"spacedim", config_spacedim, NULL, "Spatial dimension of this module: 1, 2 or 3.", NULL},
     {"verbose", config_verbose, config_set_verbose, "Global verbosity (int, assignable).", NULL},
     {"have_mpi", config_have_mpi, NULL, "MPI support compiled in.", NULL},
-    {"have_gpu", config_false, NULL, "GPU build (False).", NULL},
+    {"have_gpu", config_have_gpu, NULL, "A GPU is in use (CUDA build, device present, BOXFAB_DEVICE != cpu).", NULL},
     {"have_omp", config_have_omp, NULL, "OpenMP build.", NULL},
     {"have_eb", config_false, NULL, "Embedded-boundary support (False).", NULL},
-    {"gpu_backend", config_gpu_backend, NULL, "\"CUDA\", \"HIP\", \"SYCL\" or None (None: CPU build).", NULL},
+    {"gpu_backend", config_gpu_backend, NULL, "\"CUDA\" when a GPU is in use, else None.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
