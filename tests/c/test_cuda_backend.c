@@ -456,6 +456,23 @@ static void test_forced_cpu(void) {
 
 static void test_selftest_cpu(void) { check_cpu_fallback(); }
 
+/* Every MultiFab of the tests is gone: no arena has a live allocation, and
+ * trimming returns the pooled blocks (so that compute-sanitizer's leak check
+ * reports only memory that was really lost). */
+static void test_no_live_allocations(void) {
+  bf_plan_cache_clear(); /* plans hold no memory of arenas, but drop them anyway */
+  for (int kind = 0; kind < BF_ARENA_NKINDS; ++kind) {
+    bf_arena *a = bf_arena_get(kind);
+    bf_arena_stats st;
+    bf_arena_get_stats(a, &st);
+    if (st.n_live != 0) fprintf(stderr, "%s: %lld live allocations\n", bf_arena_name(a), (long long)st.n_live);
+    BFT_CHECK(st.n_live == 0);
+    bf_arena_trim(a);
+    bf_arena_get_stats(a, &st);
+    BFT_CHECK(st.bytes_cached == 0);
+  }
+}
+
 int main(int argc, char **argv) {
   uint64_t id;
   BFT_OK(bf_runtime_initialize(0, NULL, &id));
@@ -482,5 +499,6 @@ int main(int argc, char **argv) {
   BFT_RUN(test_ghost_exchange);
   BFT_RUN(test_parallel_copy);
   BFT_OK(bf_gpu_synchronize());
+  BFT_RUN(test_no_live_allocations);
   return bft_report();
 }

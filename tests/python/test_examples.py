@@ -9,9 +9,11 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run_example(tmp_path, *args):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
+def run_example(tmp_path, *args, **env_extra):
+    # the same boxfab as the tests (the installed package, or PYTHONPATH's)
+    env = dict(os.environ, **env_extra)
+    if env.get("PYTHONPATH"):  # the child runs elsewhere: make the entries absolute
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
     return subprocess.run([sys.executable, os.path.join(ROOT, "examples", "heat_equation.py"), *args],
                           capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
 
@@ -36,13 +38,7 @@ def test_heat_equation_small(tmp_path):
 
 
 def test_heat_equation_env_and_no_png(tmp_path):
-    env_args = ["--png", ""]
-    os.environ["HEAT_N"] = "8"
-    os.environ["HEAT_STEPS"] = "3"
-    try:
-        r = run_example(tmp_path, *env_args)
-    finally:
-        del os.environ["HEAT_N"], os.environ["HEAT_STEPS"]
+    r = run_example(tmp_path, "--png", "", HEAT_N="8", HEAT_STEPS="3")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "8^3 cells" in r.stdout and "3 steps" in r.stdout
     assert not list(tmp_path.glob("*.png"))
