@@ -113,6 +113,11 @@ int bfpy_bind(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const 
 typedef int (*bfpy_fastinit)(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int bfpy_init_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastinit fn);
 
+/* Add each of `defs` (ending with a zeroed entry) to `type` as a
+ * staticmethod whose C self is `bound` (e.g. the type itself, so that a static
+ * method knows its class and dimension). */
+int bfpy_add_statics(PyTypeObject *type, PyMethodDef *defs, PyObject *bound);
+
 /* TypeError "<func>(): no overload matches the arguments (<types>); <sigs>". */
 PyObject *bfpy_no_overload(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                            const char *signatures);

@@ -301,19 +301,6 @@ static PyType_Spec dir_spec = {
     .name = "Direction", .basicsize = sizeof(bfpy_direction_object), .flags = Py_TPFLAGS_DEFAULT, .slots = dir_slots};
 
 /* ---- family init -------------------------------------------------------------- */
-static int add_statics(PyTypeObject *type, PyMethodDef *defs, PyObject *bound) {
-  for (PyMethodDef *def = defs; def->ml_name; ++def) {
-    PyObject *f = PyCFunction_NewEx(def, bound, NULL);
-    PyObject *sm = f ? PyStaticMethod_New(f) : NULL;
-    Py_XDECREF(f);
-    if (!sm || PyObject_SetAttrString((PyObject *)type, def->ml_name, sm) < 0) {
-      Py_XDECREF(sm);
-      return -1;
-    }
-    Py_DECREF(sm);
-  }
-  return 0;
-}
 
 static int make_cellindex(PyTypeObject *it, int dim) {
   static const char *const names[] = {"CELL", "NODE"};
@@ -335,7 +322,7 @@ int bfpy_init_indextype(PyObject *m, int dim) {
   PyTypeObject *it = bfpy_make_type(m, dim, BFPY_T_INDEXTYPE, "IndexType", &it_spec, NULL);
   if (!it || make_cellindex(it, dim) < 0) return -1;
   PyObject *dimobj = PyLong_FromLong(dim);
-  int s = dimobj ? add_statics(it, it_statics, dimobj) : -1;
+  int s = dimobj ? bfpy_add_statics(it, it_statics, dimobj) : -1;
   Py_XDECREF(dimobj);
   if (s < 0) return -1;
   if (!bfpy_make_type(m, dim, BFPY_T_DIRECTION, "Direction", &dir_spec, NULL)) return -1;

@@ -415,20 +415,6 @@ static PyMethodDef iv_statics[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* Add `defs` to `type` as static methods whose C self is `bound`. */
-static int add_statics(PyTypeObject *type, PyMethodDef *defs, PyObject *bound) {
-  for (PyMethodDef *def = defs; def->ml_name; ++def) {
-    PyObject *f = PyCFunction_NewEx(def, bound, NULL);
-    PyObject *sm = f ? PyStaticMethod_New(f) : NULL;
-    Py_XDECREF(f);
-    if (!sm || PyObject_SetAttrString((PyObject *)type, def->ml_name, sm) < 0) {
-      Py_XDECREF(sm);
-      return -1;
-    }
-    Py_DECREF(sm);
-  }
-  return 0;
-}
 
 static PyType_Slot iv_slots[] = {
     {Py_tp_doc, "IntVect of this dimension: IV(), IV(v), IV([values]), IV(i, j[, k])."},
@@ -468,7 +454,7 @@ static int make_intvect_types(void) {
     PyTypeObject *t = bfpy_make_type(NULL, d, BFPY_T_INTVECT, name, &iv_spec, NULL);
     if (!t) return -1;
     PyObject *dimobj = PyLong_FromLong(d);
-    int s = dimobj ? add_statics(t, iv_statics, dimobj) : -1;
+    int s = dimobj ? bfpy_add_statics(t, iv_statics, dimobj) : -1;
     Py_XDECREF(dimobj);
     if (s < 0) return -1;
   }

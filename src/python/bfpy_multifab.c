@@ -160,19 +160,6 @@ PyObject *bfpy_mf_value(const bf_multifab *mf, double v) {
   return PyFloat_FromDouble(v);
 }
 
-int bfpy_mf_add_statics(PyTypeObject *type, PyMethodDef *defs) {
-  for (PyMethodDef *def = defs; def->ml_name; ++def) {
-    PyObject *f = PyCFunction_NewEx(def, (PyObject *)type, NULL);
-    PyObject *sm = f ? PyStaticMethod_New(f) : NULL;
-    Py_XDECREF(f);
-    if (!sm || PyObject_SetAttrString((PyObject *)type, def->ml_name, sm) < 0) {
-      Py_XDECREF(sm);
-      return -1;
-    }
-    Py_DECREF(sm);
-  }
-  return 0;
-}
 
 /* ==== object life ============================================================================= */
 
@@ -686,7 +673,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec fa_spec = {.name = "FabArray_FArrayBox", .basicsize = sizeof(bfpy_multifab_object),
                          .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = fa_slots};
   PyTypeObject *fa = bfpy_make_type(m, dim, BFPY_T_FABARRAY, "FabArray_FArrayBox", &fa_spec, base);
-  if (!fa || bfpy_mf_add_statics(fa, bfpy_mf_fabarray_statics) < 0) return -1;
+  if (!fa || bfpy_add_statics(fa, bfpy_mf_fabarray_statics, (PyObject *)fa) < 0) return -1;
 
   PyMethodDef *mf_tables[] = {mf_methods, bfpy_mf_ops_methods, bfpy_mf_reduce_methods, bfpy_mf_comm_mf_methods,
                               NULL};
@@ -703,7 +690,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec mf_spec = {.name = "MultiFab", .basicsize = sizeof(bfpy_multifab_object),
                          .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = mf_slots};
   PyTypeObject *mft = bfpy_make_type(m, dim, BFPY_T_MULTIFAB, "MultiFab", &mf_spec, fa);
-  if (!mft || bfpy_mf_add_statics(mft, bfpy_mf_statics) < 0) return -1;
+  if (!mft || bfpy_add_statics(mft, bfpy_mf_statics, (PyObject *)mft) < 0) return -1;
 
   PyMethodDef *imf_tables[] = {fabarray_methods, mf_methods, bfpy_mf_fabarray_ops, bfpy_mf_imf_ops_methods,
                                bfpy_imf_reduce_methods, bfpy_imf_comm_methods, NULL};
@@ -718,7 +705,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec imf_spec = {.name = "iMultiFab", .basicsize = sizeof(bfpy_multifab_object),
                           .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = imf_slots};
   PyTypeObject *imft = bfpy_make_type(m, dim, BFPY_T_IMULTIFAB, "iMultiFab", &imf_spec, base);
-  if (!imft || bfpy_mf_add_statics(imft, bfpy_imf_statics) < 0) return -1;
+  if (!imft || bfpy_add_statics(imft, bfpy_imf_statics, (PyObject *)imft) < 0) return -1;
 
   if (bfpy_init_mfiter(m, dim) < 0) return -1;
   return PyModule_AddFunctions(m, mf_module_functions);

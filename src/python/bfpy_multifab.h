@@ -89,9 +89,6 @@ extern PyMethodDef bfpy_imf_comm_methods[];      /* iMultiFab: fill/sum_boundary
 
 PyObject *bfpy_mf_dot_static(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
-/* Add every entry of defs as a staticmethod bound to `type` (self = the class). */
-int bfpy_mf_add_statics(PyTypeObject *type, PyMethodDef *defs);
-
 int bfpy_init_mfiter(PyObject *m, int dim);
 
 #endif

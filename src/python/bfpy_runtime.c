@@ -122,13 +122,9 @@ static PyMethodDef amrex_top_def = {"top", amrex_top, METH_NOARGS,
                                     "top() -> AMReX: the most recent active instance (RuntimeError when none)."};
 
 static int amrex_add_top(PyTypeObject *type) {
-  PyObject *f = PyCFunction_NewEx(&amrex_top_def, (PyObject *)type, NULL);
-  PyObject *sm = f ? PyStaticMethod_New(f) : NULL;
-  Py_XDECREF(f);
-  if (!sm) return -1;
-  int r = PyObject_SetAttrString((PyObject *)type, "top", sm);
-  Py_DECREF(sm);
-  return r;
+  static PyMethodDef defs[2];
+  defs[0] = amrex_top_def; /* defs[1] stays zeroed: the end of the list */
+  return bfpy_add_statics(type, defs, (PyObject *)type);
 }
 
 static PyType_Slot amrex_slots[] = {

@@ -277,3 +277,17 @@ int bfpy_init_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fa
   return r;
 }
 
+
+int bfpy_add_statics(PyTypeObject *type, PyMethodDef *defs, PyObject *bound) {
+  for (PyMethodDef *def = defs; def->ml_name; ++def) {
+    PyObject *f = PyCFunction_NewEx(def, bound, NULL);
+    PyObject *sm = f ? PyStaticMethod_New(f) : NULL;
+    Py_XDECREF(f);
+    if (!sm || PyObject_SetAttrString((PyObject *)type, def->ml_name, sm) < 0) {
+      Py_XDECREF(sm);
+      return -1;
+    }
+    Py_DECREF(sm);
+  }
+  return 0;
+}
