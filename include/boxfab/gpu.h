@@ -68,6 +68,44 @@ BF_EXPORT int bf_gpu_memory_info(size_t *free_bytes, size_t *total_bytes);
  *  device blocks instead of calling cudaMalloc again. */
 BF_EXPORT int64_t bf_gpu_debug_alloc_count(void);
 
+/* ---- streams and pointers, for exchanging data with other CUDA libraries ----
+ * Stream handles are cudaStream_t values passed as void *.  As in CUDA (and
+ * in the CUDA Array Interface and DLPack), (void *)1 is the legacy default
+ * stream (cudaStreamLegacy), (void *)2 the per-thread default stream
+ * (cudaStreamPerThread) and NULL the default stream of the calling thread. */
+
+/** True when no work is pending on boxfab's stream (cudaStreamQuery reports
+ *  it complete).  Without a GPU always true.  When CUDA reports an error the
+ *  answer is false (work may be pending), so callers stay on the safe side. */
+BF_EXPORT bool bf_gpu_stream_idle(void);
+
+/** Make `consumer` wait (on the device, the host does not block) for all work
+ *  queued on boxfab's stream so far: an event is recorded on boxfab's stream
+ *  and cudaStreamWaitEvent'ed on `consumer`.  Work queued on `consumer` after
+ *  this call starts only once boxfab's pending work is done.  Without a GPU a
+ *  no-op.  BF_ERROR_RUNTIME when CUDA reports an error (an invalid stream). */
+BF_EXPORT int bf_gpu_stream_wait(void *consumer);
+
+/** The converse: make boxfab's stream wait for all work queued on `producer`
+ *  so far (event on `producer`, cudaStreamWaitEvent on boxfab's stream), so
+ *  that boxfab's later kernels and copies see the producer's results.  Without
+ *  a GPU a no-op.  BF_ERROR_RUNTIME when CUDA reports an error. */
+BF_EXPORT int bf_gpu_wait_stream(void *producer);
+
+/** Kinds of memory a pointer may point into (bf_gpu_pointer_info). */
+enum {
+  BF_GPU_MEMORY_HOST = 0,    /* plain host memory (or memory CUDA does not know) */
+  BF_GPU_MEMORY_PINNED = 1,  /* page-locked host memory registered with CUDA */
+  BF_GPU_MEMORY_MANAGED = 2, /* CUDA managed (unified) memory */
+  BF_GPU_MEMORY_DEVICE = 3   /* device memory */
+};
+
+/** What `ptr` points into: *kind = BF_GPU_MEMORY_* (cudaPointerGetAttributes)
+ *  and *device = the device it belongs to (-1 for plain host memory).  Either
+ *  output may be NULL.  Without a GPU (or for memory CUDA does not know)
+ *  BF_GPU_MEMORY_HOST and -1.  Never fails: returns BF_SUCCESS. */
+BF_EXPORT int bf_gpu_pointer_info(const void *ptr, int *kind, int *device);
+
 #ifdef __cplusplus
 }
 #endif

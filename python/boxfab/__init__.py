@@ -3,16 +3,14 @@
 Use one of the space modules, which offer pyAMReX's API::
 
     import boxfab.space3d as amr
+
+Device selection (read once, when the library first needs it): by default
+("auto") boxfab uses a CUDA GPU when the build has CUDA and a device is
+present — ``The_Arena`` (MultiFab's default) is then device memory, and its
+views go to CuPy, Numba, PyTorch and JAX through ``__cuda_array_interface__``
+and DLPack without copying.  ``BOXFAB_DEVICE=cpu`` forces the CPU (every
+arena is host memory); ``Config.have_gpu`` says which one is in use.
 """
-import os as _os
-
-# The C library runs MultiFab work on a CUDA GPU when one is present.  The
-# Python layer does not yet hand device memory to CuPy/Numba/PyTorch (that is
-# the CUDA issue's Python half), so from Python boxfab keeps its data in host
-# memory unless asked otherwise: BOXFAB_DEVICE=gpu opts in (experimental).
-if _os.environ.get("BOXFAB_DEVICE", "").lower() in ("", "auto"):
-    _os.environ["BOXFAB_DEVICE"] = "cpu"
-
-from boxfab._core import __version__, build_info  # noqa: E402
+from boxfab._core import __version__, build_info
 
 __all__ = ["__version__", "build_info"]

@@ -61,8 +61,10 @@ def to_numpy(self, copy=False, order="F"):
     """List of NumPy arrays, one per local tile in MFIter order, ghost cells included.
 
     order="F": indexed [x, y, z, comp]; order="C": [comp, z, y, x].  copy=False:
-    views of the data (they keep the memory alive after ``del mf`` / ``mf.clear()``);
-    copy=True: views of a copy in pinned host memory made with ``dtoh_memcpy``."""
+    views of the data (they keep the memory alive after ``del mf`` / ``mf.clear()``;
+    ValueError for device memory, which NumPy cannot view: use to_cupy or copy=True);
+    copy=True: views of a copy in pinned host memory made with ``dtoh_memcpy``
+    (which waits for the GPU), also for device data."""
     _check_order(order)
     src = self
     if copy:
@@ -77,7 +79,10 @@ def to_numpy(self, copy=False, order="F"):
 
 
 def to_cupy(self, copy=False, order="F"):
-    """CuPy analogue of to_numpy (ImportError without CuPy)."""
+    """CuPy analogue of to_numpy (ImportError without CuPy): for device and managed
+    memory zero-copy CuPy views (through ``__cuda_array_interface__``; they keep the
+    memory alive); copy=True: CuPy copies.  Host memory has no CuPy view (ValueError
+    unless copy=True)."""
     _check_order(order)
     import cupy  # noqa: F401  (ImportError without CuPy, also when there are no local fabs)
     return [self.array(mfi).to_cupy(copy=copy, order=order) for mfi in self]
@@ -242,15 +247,34 @@ def _host(a):
     return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else a
 
 
+def _like(view, arr):
+    """`arr` (host) as an array of the kind of `view` (CuPy for device views)."""
+    if isinstance(view, np.ndarray):
+        return arr
+    import cupy
+    return cupy.asarray(arr)
+
+
 def _fab_views(mf):
-    """(validbox, fabbox, F-ordered host array [x, y, z, comp]) per local fab."""
-    amr = _module_of(mf)
+    """(validbox, fabbox, F-ordered view [x, y, z, comp]) per local fab: a NumPy view
+    of host-accessible memory (host, pinned, managed), a CuPy view of device memory."""
     out = []
     for mfi in mf:
         arr = mf.array(mfi)
-        view = arr.to_xp(copy=False, order="F") if amr.Config.have_gpu else arr.to_numpy(copy=False, order="F")
+        if _host_accessible(arr):
+            view = arr.to_numpy(copy=False, order="F")
+        else:
+            view = arr.to_cupy(copy=False, order="F")
         out.append((mfi.validbox(), mfi.fabbox(), view))
     return out
+
+
+def _host_accessible(arr):
+    try:
+        arr.__array_interface__
+    except AttributeError:
+        return False
+    return True
 
 
 def _covered(mf):
@@ -343,7 +367,7 @@ def _setitem(self, index, value):
             view[dst] = scalar_value
         else:
             src = tuple(slice(lo4[d] - sel.start[d], hi4[d] - sel.start[d]) for d in range(4))
-            view[dst] = v[src]
+            view[dst] = _like(view, v[src])
 
 
 def __getitem__(self, index, with_internal_ghosts=False):

@@ -198,6 +198,10 @@ int bf_cuda_synchronize(void);              /* wait for boxfab's stream */
 int bf_cuda_memcpy(void *dst, const void *src, size_t nbytes); /* any direction, waits */
 int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes);
 int64_t bf_cuda_alloc_count(void);          /* arena blocks obtained from CUDA */
+bool bf_cuda_stream_idle(void);             /* nothing pending on boxfab's stream */
+int bf_cuda_stream_wait(void *consumer);    /* consumer waits for boxfab's stream */
+int bf_cuda_wait_stream(void *producer);    /* boxfab's stream waits for producer */
+void bf_cuda_pointer_info(const void *ptr, int *kind, int *device); /* BF_GPU_MEMORY_*, device or -1 */
 
 /* True when `nbytes` more bytes fit in the free memory of the current device
  * (always true without a GPU). */

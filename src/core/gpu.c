@@ -33,6 +33,18 @@ int bf_gpu_memcpy(void *dst, const void *src, size_t nbytes) {
   return BF_SUCCESS;
 }
 
+bool bf_gpu_stream_idle(void) { return bf_backend_have_gpu() ? bf_cuda_stream_idle() : true; }
+int bf_gpu_stream_wait(void *consumer) { return bf_backend_have_gpu() ? bf_cuda_stream_wait(consumer) : BF_SUCCESS; }
+int bf_gpu_wait_stream(void *producer) { return bf_backend_have_gpu() ? bf_cuda_wait_stream(producer) : BF_SUCCESS; }
+
+int bf_gpu_pointer_info(const void *ptr, int *kind, int *device) {
+  int k = BF_GPU_MEMORY_HOST, d = -1;
+  if (bf_backend_have_gpu() && ptr) bf_cuda_pointer_info(ptr, &k, &d);
+  if (kind) *kind = k;
+  if (device) *device = d;
+  return BF_SUCCESS;
+}
+
 #else
 
 int bf_gpu_device_count(void) { return 0; }
@@ -51,6 +63,23 @@ int bf_gpu_memcpy(void *dst, const void *src, size_t nbytes) {
   if (nbytes == 0) return BF_SUCCESS;
   BF_CHECK(dst != NULL && src != NULL, BF_ERROR_VALUE, "bf_gpu_memcpy: NULL pointer for %zu bytes", nbytes);
   memmove(dst, src, nbytes);
+  return BF_SUCCESS;
+}
+
+bool bf_gpu_stream_idle(void) { return true; }
+int bf_gpu_stream_wait(void *consumer) {
+  (void)consumer;
+  return BF_SUCCESS;
+}
+int bf_gpu_wait_stream(void *producer) {
+  (void)producer;
+  return BF_SUCCESS;
+}
+
+int bf_gpu_pointer_info(const void *ptr, int *kind, int *device) {
+  (void)ptr;
+  if (kind) *kind = BF_GPU_MEMORY_HOST;
+  if (device) *device = -1;
   return BF_SUCCESS;
 }
 

@@ -212,9 +212,20 @@ static void *a4_element(bfpy_array4_object *self, PyObject *key) {
   return (char *)self->a.p + off * (int64_t)bfpy_a4_kinds[self->a.dtype].itemsize;
 }
 
+/* One element's bytes, read on the host (GPU memory through a small copy). */
+typedef union {
+  long double ld;
+  double _Complex z;
+  long long ll;
+  char bytes[32];
+} a4_elem_buf;
+
 static PyObject *a4_getitem(PyObject *self, PyObject *key) {
-  void *e = a4_element(A4(self), key);
-  if (!e) return NULL;
+  void *src = a4_element(A4(self), key);
+  if (!src) return NULL;
+  a4_elem_buf buf;
+  void *e = &buf;
+  if (bfpy_mem_read(e, src, bfpy_a4_kinds[A4(self)->a.dtype].itemsize, A4(self)->memory) < 0) return NULL;
   switch (A4(self)->a.dtype) {
   case BF_DTYPE_DOUBLE: return PyFloat_FromDouble(*(double *)e);
   case BF_DTYPE_FLOAT: return PyFloat_FromDouble(*(float *)e);
@@ -324,8 +335,10 @@ static int a4_setitem(PyObject *self_o, PyObject *key, PyObject *v) {
     break;
   }
   }
-  void *e = a4_element(self, key);
-  if (!e) return -1;
+  void *dst = a4_element(self, key);
+  if (!dst) return -1;
+  a4_elem_buf buf;
+  void *e = &buf;
   switch (t) {
   case BF_DTYPE_DOUBLE: *(double *)e = d; break;
   case BF_DTYPE_FLOAT: *(float *)e = (float)d; break;
@@ -341,7 +354,7 @@ static int a4_setitem(PyObject *self_o, PyObject *key, PyObject *v) {
   case BF_DTYPE_ULONG: *(unsigned long *)e = (unsigned long)u; break;
   case BF_DTYPE_ULONGLONG: *(unsigned long long *)e = u; break;
   }
-  return 0;
+  return bfpy_mem_write(dst, e, bfpy_a4_kinds[t].itemsize, self->memory);
 }
 
 /* ---- methods and properties ------------------------------------------------------ */
@@ -454,7 +467,8 @@ static PyType_Spec a4_base_spec = {
 static PyType_Slot a4_mutable_slots[] = {
     {Py_tp_doc, "Array4_<T>(...): a non-owning 4-D view (i, j, k, n) with absolute AMReX indices.\n"
                 "Array4_<T>() / (other) / (other, start_comp) / (other, start_comp, num_comps) /\n"
-                "(obj): a view of any object with __dlpack__, __array_interface__ or the buffer protocol\n"
+                "(obj): a view of any object with __dlpack__, __cuda_array_interface__, __array_interface__ or the\n"
+                "buffer protocol (host or CUDA memory) "
                 "(1 to 4 dimensions, (nc, nz, ny, nx), without copying)."},
     {Py_mp_subscript, a4_getitem},
     {Py_mp_ass_subscript, a4_setitem},

@@ -69,4 +69,40 @@ PyObject *bfpy_array4_to_xp(PyObject *self, PyObject *const *args, Py_ssize_t na
 int bfpy_array4_getbuffer(PyObject *self, Py_buffer *view, int flags);
 void bfpy_array4_releasebuffer(PyObject *self, Py_buffer *view);
 
+/* ---- GPU glue (bfpy_cuda.c), all through include/boxfab/gpu.h ----------------
+ * BFPY_MEM_* equal BF_GPU_MEMORY_* (checked at compile time there).  Without a
+ * GPU every Array4 is BFPY_MEM_HOST and these are cheap no-ops. */
+
+/* The memory can be read and written by the host (host, pinned, managed). */
+bool bfpy_mem_host_accessible(int memory);
+
+/* Before the host touches memory of kind `memory` directly: when it is GPU
+ * memory (pinned or managed), wait for boxfab's stream.  0 or -1 with an
+ * exception. */
+int bfpy_mem_sync_host(int memory);
+
+/* The CAI v3 `stream` value: None when boxfab's stream is idle, else the
+ * integer of boxfab's stream (new reference). */
+PyObject *bfpy_cuda_stream_field(void);
+
+/* A consumer's DLPack `stream` argument for CUDA data: None → the legacy
+ * default stream (1); 1, 2 or a stream pointer; -1 → *nosync = true.  0 and
+ * other negative values: ValueError; not an int: TypeError. */
+int bfpy_cuda_stream_arg(PyObject *stream, void **out, bool *nosync, const char *what);
+
+/* Span of the elements of `a` relative to a.p, in elements: [*lo, *hi). */
+void bfpy_array4_span(const bf_array4 *a, int64_t *lo, int64_t *hi);
+
+/* Copy all elements of `a` (memory of kind `memory`) into the host buffer
+ * `dst` in C order (n, k, j, i), like bf_array4_copy_to_buffer; GPU memory is
+ * copied through bf_gpu_memcpy (never dereferenced on the host).  0 or -1
+ * with an exception. */
+int bfpy_array4_copy_out(const bf_array4 *a, int memory, void *dst);
+
+/* Read / write one element at `elem` (inside the view of memory `memory`)
+ * through the host buffer `tmp` of itemsize bytes: a plain copy for host
+ * memory, bf_gpu_memcpy otherwise.  0 or -1 with an exception. */
+int bfpy_mem_read(void *tmp, const void *elem, size_t itemsize, int memory);
+int bfpy_mem_write(void *elem, const void *tmp, size_t itemsize, int memory);
+
 #endif

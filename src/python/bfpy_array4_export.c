@@ -1,12 +1,26 @@
 /* boxfab._core: what an Array4 hands out — __array_interface__, the buffer
- * protocol, __dlpack__ / __dlpack_device__ (INTEROP.md), to_host, to_numpy,
- * to_cupy, to_xp.  Every export keeps the Array4 (and so its owner) alive:
- * the buffer protocol through view->obj, DLPack through manager_ctx, NumPy
- * views through the buffer protocol. */
+ * protocol, __cuda_array_interface__, __dlpack__ / __dlpack_device__
+ * (INTEROP.md), to_host, to_numpy, to_cupy, to_xp.  Every export keeps the
+ * Array4 (and so its owner) alive: the buffer protocol through view->obj,
+ * DLPack through manager_ctx, NumPy views through the buffer protocol, CuPy /
+ * Numba / PyTorch views of __cuda_array_interface__ by holding the Array4.
+ *
+ * Memory kinds (the Array4's `memory`) and what each protocol offers:
+ *   host     __array_interface__, buffer, DLPack kDLCPU; no CAI (AttributeError)
+ *   pinned   __array_interface__, buffer, DLPack kDLCUDAHost (or kDLCPU when the
+ *            consumer asks for dl_device=(1, 0)); no CAI: INTEROP.md keeps CAI for
+ *            device and managed memory
+ *   managed  __array_interface__, buffer (host accessible), CAI, DLPack
+ *            kDLCUDAManaged (or kDLCPU on request)
+ *   device   CAI, DLPack kDLCUDA; __array_interface__ raises AttributeError and
+ *            the buffer protocol BufferError (the host cannot touch it)
+ * Host exports of pinned / managed memory first wait for boxfab's stream, so
+ * the host never reads data a boxfab kernel is still writing. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bfpy_array4.h"
+#include "boxfab/gpu.h"
 
 static inline bfpy_array4_object *A4(PyObject *o) { return (bfpy_array4_object *)o; }
 
@@ -23,9 +37,7 @@ void bfpy_array4_shape(const bf_array4 *a, int64_t shape[4], int64_t strides[4])
   strides[3] = a->istride;
 }
 
-static bool a4_host_accessible(const bfpy_array4_object *o) {
-  return o->memory == BFPY_MEM_HOST || o->memory == BFPY_MEM_PINNED || o->memory == BFPY_MEM_MANAGED;
-}
+static bool a4_host_accessible(const bfpy_array4_object *o) { return bfpy_mem_host_accessible(o->memory); }
 
 /* ---- __array_interface__ / __cuda_array_interface__ ------------------------------- */
 static PyObject *a4_interface_dict(bfpy_array4_object *self) {
@@ -33,10 +45,12 @@ static PyObject *a4_interface_dict(bfpy_array4_object *self) {
   bfpy_array4_shape(&self->a, shape, strides);
   const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
   const long long is = (long long)k->itemsize;
-  /* data = (address, False): never read-only, also for _const (API.md 2.2). */
+  /* data = (address, False): never read-only, also for _const (API.md 2.2; PyTorch
+   * refuses readonly=True).  A zero-size array has address 0 (CAI v3). */
+  void *p = bf_array4_size(&self->a) > 0 ? self->a.p : NULL;
   return Py_BuildValue("{s:(LLLL),s:s,s:(NO),s:(LLLL),s:i}", "shape", (long long)shape[0], (long long)shape[1],
                        (long long)shape[2], (long long)shape[3], "typestr", k->typestr, "data",
-                       PyLong_FromVoidPtr(self->a.p), Py_False, "strides", (long long)strides[0] * is,
+                       PyLong_FromVoidPtr(p), Py_False, "strides", (long long)strides[0] * is,
                        (long long)strides[1] * is, (long long)strides[2] * is, (long long)strides[3] * is,
                        "version", 3);
 }
@@ -44,9 +58,12 @@ static PyObject *a4_interface_dict(bfpy_array4_object *self) {
 PyObject *bfpy_array4_array_interface(PyObject *self, void *closure) {
   (void)closure;
   if (A4(self)->memory == BFPY_MEM_DEVICE) {
-    PyErr_SetString(PyExc_AttributeError, "__array_interface__: this Array4 views device memory");
+    PyErr_SetString(PyExc_AttributeError,
+                    "__array_interface__: this Array4 views device memory (use __cuda_array_interface__, "
+                    "__dlpack__ or to_host())");
     return NULL;
   }
+  if (bfpy_mem_sync_host(A4(self)->memory) < 0) return NULL;
   return a4_interface_dict(A4(self));
 }
 
@@ -58,7 +75,9 @@ PyObject *bfpy_array4_cuda_array_interface(PyObject *self, void *closure) {
     return NULL;
   }
   PyObject *d = a4_interface_dict(A4(self));
-  if (d && PyDict_SetItemString(d, "stream", Py_None) < 0) Py_CLEAR(d);
+  PyObject *stream = d ? bfpy_cuda_stream_field() : NULL; /* None when no boxfab work is pending */
+  if (!stream || PyDict_SetItemString(d, "stream", stream) < 0) Py_CLEAR(d);
+  Py_XDECREF(stream);
   return d;
 }
 
@@ -69,9 +88,12 @@ int bfpy_array4_getbuffer(PyObject *self_o, Py_buffer *view, int flags) {
   bfpy_array4_object *self = A4(self_o);
   view->obj = NULL;
   if (!a4_host_accessible(self)) {
-    PyErr_SetString(PyExc_BufferError, "this Array4 views device memory: no buffer protocol");
+    PyErr_SetString(PyExc_BufferError,
+                    "this Array4 views device memory: no buffer protocol (use __cuda_array_interface__, __dlpack__ "
+                    "or to_host())");
     return -1;
   }
+  if (bfpy_mem_sync_host(self->memory) < 0) return -1;
   const bool ro = self->flags & BFPY_A4_CONST;
   if (ro && (flags & PyBUF_WRITABLE)) {
     PyErr_Format(PyExc_BufferError, "%s is read-only: a writable buffer was requested", Py_TYPE(self)->tp_name);
@@ -128,7 +150,8 @@ typedef struct {
   } t;
   int64_t shape[4], strides[4];
   PyObject *exporter; /* the Array4 (NULL for a copy) */
-  void *copy;         /* malloc'd data of a copy */
+  void *copy;         /* malloc'd data of a host copy */
+  bf_buffer *dcopy;   /* GPU memory of a copy on the device */
 } a4_dl_ctx;
 
 static int a4_python_alive(void) {
@@ -148,6 +171,7 @@ static void a4_dl_ctx_free(a4_dl_ctx *ctx) {
     PyGILState_Release(g);
   }
   free(ctx->copy);
+  bf_buffer_destroy(&ctx->dcopy);
   free(ctx);
 }
 
@@ -179,11 +203,20 @@ static void a4_capsule_destructor_versioned(PyObject *cap) {
 static void a4_dlpack_device_of(const bfpy_array4_object *self, int *type, int *id) {
   *id = 0;
   switch (self->memory) {
-  case BFPY_MEM_PINNED: *type = kDLCUDAHost; break;
+  case BFPY_MEM_PINNED: *type = kDLCUDAHost; break; /* device id 0 by convention */
   case BFPY_MEM_MANAGED: *type = kDLCUDAManaged; break;
   case BFPY_MEM_DEVICE: *type = kDLCUDA; break;
   default: *type = kDLCPU; break;
   }
+  if (*type == kDLCUDA || *type == kDLCUDAManaged) {
+    int d = bf_gpu_device_id();
+    *id = d < 0 ? 0 : d;
+  }
+}
+
+/* Arena kind for a copy on the GPU of memory of kind `memory`. */
+static int a4_copy_arena(int memory) {
+  return memory == BFPY_MEM_MANAGED ? BF_ARENA_MANAGED : memory == BFPY_MEM_PINNED ? BF_ARENA_PINNED : BF_ARENA_DEVICE;
 }
 
 PyObject *bfpy_array4_dlpack_device(PyObject *self, PyObject *noargs) {
@@ -226,17 +259,11 @@ PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t
     }
     copy = copy_o == Py_True;
   }
-  /* device and stream */
+  /* device: the Array4's own, or kDLCPU for memory the host can read (a copy
+   * for device memory unless copy=False) */
   int dev_type, dev_id;
   a4_dlpack_device_of(self, &dev_type, &dev_id);
-  if (dev_type != kDLCPU) {
-    PyErr_SetString(PyExc_BufferError, "__dlpack__: exporting GPU memory needs the CUDA build");
-    return NULL;
-  }
-  if (stream && stream != Py_None) {
-    PyErr_Format(PyExc_BufferError, "__dlpack__: stream must be None for CPU data, got %R", stream);
-    return NULL;
-  }
+  bool host_copy = false; /* device memory copied to the host for dl_device=(kDLCPU, 0) */
   if (dl_device && dl_device != Py_None) {
     int t, id;
     if (!PyTuple_Check(dl_device) || PyTuple_GET_SIZE(dl_device) != 2) {
@@ -246,11 +273,42 @@ PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t
     if (bfpy_to_int(PyTuple_GET_ITEM(dl_device, 0), &t, "dl_device type") < 0 ||
         bfpy_to_int(PyTuple_GET_ITEM(dl_device, 1), &id, "dl_device id") < 0)
       return NULL;
-    if (t != dev_type || id != dev_id) {
+    if (t == dev_type && id == dev_id) {
+      /* as is */
+    } else if (t == kDLCPU && id == 0 && self->memory != BFPY_MEM_HOST) {
+      if (self->memory == BFPY_MEM_DEVICE) {
+        if (copy == 0) {
+          PyErr_Format(PyExc_BufferError,
+                       "__dlpack__: the data is in device memory (%d, %d); exporting it to the CPU needs a copy, and "
+                       "copy=False forbids one",
+                       dev_type, dev_id);
+          return NULL;
+        }
+        host_copy = true;
+      }
+      dev_type = kDLCPU, dev_id = 0; /* pinned and managed memory: the host reads it in place */
+    } else {
       PyErr_Format(PyExc_BufferError, "__dlpack__: cannot export to device (%d, %d): the data is on (%d, %d)", t,
                    id, dev_type, dev_id);
       return NULL;
     }
+  }
+  /* stream: on the CPU only None; for CUDA devices the consumer's stream waits
+   * for boxfab's pending work (an event), unless it passed -1 */
+  if (dev_type == kDLCPU) {
+    if (stream && stream != Py_None) {
+      PyErr_Format(PyExc_BufferError, "__dlpack__: stream must be None for CPU data, got %R", stream);
+      return NULL;
+    }
+    if (bfpy_mem_sync_host(self->memory) < 0) return NULL; /* a host consumer reads GPU-written memory */
+  } else {
+    void *consumer;
+    bool nosync;
+    if (bfpy_cuda_stream_arg(stream, &consumer, &nosync, "__dlpack__") < 0) return NULL;
+    if (!nosync && !bf_gpu_stream_idle() && bfpy_check(bf_gpu_stream_wait(consumer)) < 0) return NULL;
+    /* pinned / managed memory with no stream named: the consumer may be the host */
+    if ((!stream || stream == Py_None) && self->memory != BFPY_MEM_DEVICE && bfpy_mem_sync_host(self->memory) < 0)
+      return NULL;
   }
   const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
   if (k->dl_bits == 0) {
@@ -268,14 +326,15 @@ PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t
   if (!ctx) return PyErr_NoMemory();
   bfpy_array4_shape(&self->a, ctx->shape, ctx->strides);
   void *data = self->a.p;
-  if (copy == 1) {
+  const bool dev_copy = copy == 1 && !host_copy && dev_type != kDLCPU; /* a copy that stays on the GPU */
+  if ((copy == 1 && !dev_copy) || host_copy) {
     size_t bytes = (size_t)bf_array4_size(&self->a) * k->itemsize;
     ctx->copy = malloc(bytes ? bytes : 1);
     if (!ctx->copy) {
       free(ctx);
       return PyErr_NoMemory();
     }
-    if (bfpy_check(bf_array4_copy_to_buffer(&self->a, ctx->copy)) < 0) {
+    if (bfpy_array4_copy_out(&self->a, self->memory, ctx->copy) < 0) {
       free(ctx->copy);
       free(ctx);
       return NULL;
@@ -284,6 +343,22 @@ PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t
     bf_array4 c;
     (void)bf_array4_init(&c, data, self->a.dtype, self->a.begin, self->a.end, self->a.ncomp);
     bfpy_array4_shape(&c, ctx->shape, ctx->strides);
+  } else if (dev_copy) {
+    /* copy the span of the elements into new GPU memory of the same kind: same strides */
+    int64_t lo, hi;
+    bfpy_array4_span(&self->a, &lo, &hi);
+    const size_t bytes = (size_t)(hi - lo) * k->itemsize;
+    if (bfpy_check(bf_buffer_create(bf_arena_get(a4_copy_arena(self->memory)), bytes ? bytes : 1, &ctx->dcopy)) <
+        0) {
+      free(ctx);
+      return NULL;
+    }
+    char *dst = bf_buffer_data(ctx->dcopy);
+    if (bytes && bfpy_check(bf_gpu_memcpy(dst, (const char *)self->a.p + lo * (int64_t)k->itemsize, bytes)) < 0) {
+      a4_dl_ctx_free(ctx);
+      return NULL;
+    }
+    data = bytes ? dst - lo * (int64_t)k->itemsize : dst;
   } else {
     ctx->exporter = Py_NewRef(self_o);
   }
@@ -306,7 +381,7 @@ PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t
     m->manager_ctx = ctx;
     m->deleter = a4_dl_deleter_versioned;
     m->flags = 0;
-    if (copy == 1) m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+    if (copy == 1 || host_copy) m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
     else if (self->flags & BFPY_A4_CONST) m->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
     cap = PyCapsule_New(m, "dltensor_versioned", a4_capsule_destructor_versioned);
   } else {
@@ -323,10 +398,6 @@ PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t
 PyObject *bfpy_array4_to_host(PyObject *self_o, PyObject *noargs) {
   (void)noargs;
   bfpy_array4_object *self = A4(self_o);
-  if (!a4_host_accessible(self)) {
-    PyErr_SetString(PyExc_RuntimeError, "to_host: copying device memory needs the CUDA build");
-    return NULL;
-  }
   int64_t shape[4], strides[4];
   bfpy_array4_shape(&self->a, shape, strides);
   PyObject *np = PyImport_ImportModule("numpy");
@@ -340,9 +411,10 @@ PyObject *bfpy_array4_to_host(PyObject *self_o, PyObject *noargs) {
     Py_DECREF(arr);
     return NULL;
   }
-  int st = bf_array4_copy_to_buffer(&self->a, b.buf);
+  /* GPU memory: through bf_gpu_memcpy on boxfab's stream (after its pending work) */
+  int st = bfpy_array4_copy_out(&self->a, self->memory, b.buf);
   PyBuffer_Release(&b);
-  if (bfpy_check(st) < 0) Py_CLEAR(arr);
+  if (st < 0) Py_CLEAR(arr);
   return arr;
 }
 
@@ -385,6 +457,11 @@ PyObject *bfpy_array4_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t
   bool c_order;
   if (a4_copy_order("to_numpy", args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
   if (copy) return a4_order(bfpy_array4_to_host(self, NULL), c_order);
+  if (!a4_host_accessible(A4(self))) {
+    PyErr_SetString(PyExc_ValueError, "to_numpy: this Array4 views device memory, so no NumPy view exists; use "
+                                      "to_cupy(), to_xp(), to_host() or to_numpy(copy=True)");
+    return NULL;
+  }
   /* numpy.asarray, looked up once (the per-box path of `for mfi in mf:` loops) */
   static PyObject *np_asarray;
   if (!np_asarray) {

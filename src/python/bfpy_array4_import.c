@@ -1,10 +1,15 @@
 /* boxfab._core: Array4_<T>(obj) — a view of a foreign array without copying.
  *
- * Protocols in order of preference (INTEROP.md): __dlpack__ (called with
- * max_version=(1, 0), again without keywords on TypeError; a BufferError lets
- * the next protocol try), __cuda_array_interface__ (needs the CUDA build: a
- * clear error when it is the only one), __array_interface__, the buffer
- * protocol.  1 to 4 dimensions (nc, nz, ny, nx), missing leading ones of
+ * Protocols in order of preference (INTEROP.md): __dlpack__ (for CUDA data
+ * called with stream = boxfab's stream, so that the producer makes boxfab's
+ * stream wait for its pending work, and max_version=(1, 0); again with fewer
+ * keywords on TypeError; a BufferError lets the next protocol try),
+ * __cuda_array_interface__ (boxfab's stream waits for the `stream` it names;
+ * needs a GPU), __array_interface__, the buffer protocol.  The memory kind of
+ * the view (BFPY_MEM_*) comes from the DLPack device type, or for CAI from
+ * CUDA's pointer attributes.  JAX arrays are immutable: their views are
+ * read-only (only Array4_<T>_const takes them), also when the capsule does
+ * not carry DLPack's READ_ONLY flag.  1 to 4 dimensions (nc, nz, ny, nx), missing leading ones of
  * extent 1; any strides that are whole elements (zero and negative too);
  * lbound (0, 0, 0).  The Array4 keeps alive what keeps the memory alive:
  * the DLPack managed tensor (its deleter runs when the last view goes), the
@@ -13,6 +18,7 @@
 #include <string.h>
 
 #include "bfpy_array4.h"
+#include "boxfab/gpu.h"
 
 static const char *a4_tname(const bfpy_array4_object *self) {
   const char *n = strrchr(Py_TYPE(self)->tp_name, '.');
@@ -39,7 +45,7 @@ static int a4_check_dtype(const bfpy_array4_object *self, char kind, size_t item
 
 /* Set the view of `self` from a strided n-D array (strides in elements). */
 static int a4_fill(bfpy_array4_object *self, void *data, int ndim, const int64_t *shape, const int64_t *strides,
-                   bool readonly, PyObject *owner, const char *via) {
+                   bool readonly, PyObject *owner, int memory, const char *via) {
   if (ndim < 1 || ndim > 4) {
     PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions ((nc, nz, ny, nx) with leading ones "
                  "optional), got %d (through %s)", a4_tname(self), ndim, via);
@@ -81,7 +87,7 @@ static int a4_fill(bfpy_array4_object *self, void *data, int ndim, const int64_t
   self->a = a;
   self->owner = Py_XNewRef(owner);
   self->flags = (is_const ? BFPY_A4_CONST : 0) | (readonly ? BFPY_A4_SRC_READONLY : 0);
-  self->memory = BFPY_MEM_HOST;
+  self->memory = memory;
   Py_XDECREF(old);
   return 0;
 }
@@ -125,20 +131,107 @@ static void a4_dl_owner_destructor(PyObject *cap) {
   }
 }
 
-static PyObject *a4_call_dlpack(PyObject *obj) {
+/* The producer's __dlpack_device__() type, or kDLCPU when it has none (then no
+ * stream is passed).  -1 with an exception on error. */
+static int a4_producer_device(PyObject *obj) {
+  PyObject *meth = PyObject_GetAttrString(obj, "__dlpack_device__");
+  if (!meth) {
+    PyErr_Clear();
+    return kDLCPU;
+  }
+  PyObject *r = PyObject_CallNoArgs(meth);
+  Py_DECREF(meth);
+  if (!r) return -1;
+  int t = kDLCPU;
+  if (PyTuple_Check(r) && PyTuple_GET_SIZE(r) == 2) {
+    PyObject *t_o = PyNumber_Index(PyTuple_GET_ITEM(r, 0)); /* an IntEnum in some libraries */
+    if (t_o) {
+      t = (int)PyLong_AsLong(t_o);
+      Py_DECREF(t_o);
+    }
+    if (PyErr_Occurred()) t = -1;
+  }
+  Py_DECREF(r);
+  return t;
+}
+
+static bool a4_is_cuda_device(int t) { return t == kDLCUDA || t == kDLCUDAManaged || t == kDLCUDAHost; }
+
+/* Call obj.__dlpack__: (stream=boxfab's stream for CUDA data, max_version=(1, 0)),
+ * then (stream=...) alone, then no arguments, while the producer raises
+ * TypeError (older signatures). */
+static PyObject *a4_call_dlpack(PyObject *obj, int dev_type) {
   PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
   if (!meth) return NULL;
-  PyObject *kw = Py_BuildValue("{s:(ii)}", "max_version", 1, 0), *empty = PyTuple_New(0), *cap = NULL;
-  if (kw && empty) {
-    cap = PyObject_Call(meth, empty, kw);
+  PyObject *stream = NULL;
+  if (a4_is_cuda_device(dev_type) && bf_gpu_available()) {
+    void *s = bf_gpu_stream();
+    if (s) stream = PyLong_FromVoidPtr(s);
+    if (!stream && PyErr_Occurred()) {
+      Py_DECREF(meth);
+      return NULL;
+    }
+  }
+  PyObject *kw1 = stream ? Py_BuildValue("{s:O,s:(ii)}", "stream", stream, "max_version", 1, 0)
+                         : Py_BuildValue("{s:(ii)}", "max_version", 1, 0);
+  PyObject *kw2 = stream ? Py_BuildValue("{s:O}", "stream", stream) : NULL;
+  PyObject *empty = PyTuple_New(0), *cap = NULL;
+  if (kw1 && empty && (kw2 || !stream)) {
+    cap = PyObject_Call(meth, empty, kw1);
+    if (!cap && kw2 && PyErr_ExceptionMatches(PyExc_TypeError)) { /* no max_version keyword */
+      PyErr_Clear();
+      cap = PyObject_Call(meth, empty, kw2);
+    }
     if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) { /* an old producer: no keywords */
       PyErr_Clear();
       cap = PyObject_CallNoArgs(meth);
     }
   }
-  Py_XDECREF(kw), Py_XDECREF(empty);
+  Py_XDECREF(kw1), Py_XDECREF(kw2), Py_XDECREF(empty), Py_XDECREF(stream);
   Py_DECREF(meth);
   return cap;
+}
+
+/* JAX arrays are immutable, whatever their capsule says. */
+static bool a4_immutable_producer(PyObject *obj) {
+  PyObject *mod = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__module__");
+  if (!mod) {
+    PyErr_Clear();
+    return false;
+  }
+  bool r = false;
+  if (PyUnicode_Check(mod)) {
+    const char *m = PyUnicode_AsUTF8(mod);
+    if (!m) PyErr_Clear();
+    else r = strncmp(m, "jax", 3) == 0 && (m[3] == '\0' || m[3] == '.' || strncmp(m + 3, "lib", 3) == 0);
+  }
+  Py_DECREF(mod);
+  return r;
+}
+
+/* The BFPY_MEM_* kind of CUDA data on DLPack device (type, id), or -1 with an
+ * exception when boxfab cannot use it. */
+static int a4_dl_memory(const bfpy_array4_object *self, int type, int id, const char *via) {
+  if (type == kDLCPU) return BFPY_MEM_HOST;
+  if (type == kDLCUDAHost) return bf_gpu_available() ? BFPY_MEM_PINNED : BFPY_MEM_HOST;
+  if (type != kDLCUDA && type != kDLCUDAManaged) {
+    PyErr_Format(PyExc_BufferError, "%s: the data lives on DLPack device (%d, %d), which boxfab cannot use (through %s)",
+                 a4_tname(self), type, id, via);
+    return -1;
+  }
+  if (!bf_gpu_available()) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the data lives on CUDA device (%d, %d) but boxfab uses no GPU (none found, a build without "
+                 "CUDA, or BOXFAB_DEVICE=cpu) (through %s)",
+                 a4_tname(self), type, id, via);
+    return -1;
+  }
+  if (id != bf_gpu_device_id()) {
+    PyErr_Format(PyExc_ValueError, "%s: the data lives on CUDA device %d but boxfab works on device %d (through %s)",
+                 a4_tname(self), id, bf_gpu_device_id(), via);
+    return -1;
+  }
+  return type == kDLCUDA ? BFPY_MEM_DEVICE : BFPY_MEM_MANAGED;
 }
 
 static int a4_dl_dtype(const bfpy_array4_object *self, DLDataType t) {
@@ -151,7 +244,14 @@ static int a4_dl_dtype(const bfpy_array4_object *self, DLDataType t) {
 
 /* 0: done; -1: error; 1: BufferError from the producer (try the next protocol). */
 static int a4_import_dlpack(bfpy_array4_object *self, PyObject *obj) {
-  PyObject *cap = a4_call_dlpack(obj);
+  int dev_type = a4_producer_device(obj);
+  if (dev_type < 0) return PyErr_ExceptionMatches(PyExc_BufferError) ? 1 : -1;
+  if (a4_is_cuda_device(dev_type) && dev_type != kDLCUDAHost && !bf_gpu_available()) {
+    PyErr_Format(PyExc_BufferError, "%s: the data lives on CUDA device type %d but boxfab uses no GPU", a4_tname(self),
+                 dev_type);
+    return 1; /* let __cuda_array_interface__ or the host protocols try */
+  }
+  PyObject *cap = a4_call_dlpack(obj, dev_type);
   if (!cap) return PyErr_ExceptionMatches(PyExc_BufferError) ? 1 : -1;
   bool versioned;
   void *m;
@@ -178,11 +278,9 @@ static int a4_import_dlpack(bfpy_array4_object *self, PyObject *obj) {
                  Py_TYPE(obj)->tp_name);
     goto fail;
   }
-  if (dl->device.device_type != kDLCPU && dl->device.device_type != kDLCUDAHost) {
-    PyErr_Format(PyExc_BufferError, "%s: the data lives on DLPack device (%d, %d); device data needs the CUDA build",
-                 a4_tname(self), (int)dl->device.device_type, (int)dl->device.device_id);
-    goto fail;
-  }
+  int memory = a4_dl_memory(self, (int)dl->device.device_type, (int)dl->device.device_id, "__dlpack__");
+  if (memory < 0) goto fail;
+  if (a4_immutable_producer(obj)) readonly = true;
   if (a4_dl_dtype(self, dl->dtype) < 0) goto fail;
   if (dl->ndim < 1 || dl->ndim > 4) {
     PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions, got %d (through __dlpack__)",
@@ -212,7 +310,7 @@ static int a4_import_dlpack(bfpy_array4_object *self, PyObject *obj) {
   }
   Py_DECREF(cap);
   int r = a4_fill(self, (char *)dl->data + dl->byte_offset, (int)dl->ndim, dl->shape, strides, readonly, owner,
-                  "__dlpack__");
+                  memory, "__dlpack__");
   Py_DECREF(owner); /* on failure this runs the deleter */
   return r;
 fail:
@@ -239,6 +337,121 @@ static int a4_int64_tuple(PyObject *t, int64_t *out, int max, const char *what, 
 
 static int a4_import_buffer(bfpy_array4_object *self, PyObject *obj);
 
+/* typestr of an array interface: its itemsize (0 with an exception when it
+ * does not match self's element type). */
+static size_t a4_typestr(const bfpy_array4_object *self, PyObject *typestr_o, const char *via) {
+  const char *ts = PyUnicode_AsUTF8(typestr_o);
+  if (!ts) return 0;
+#if PY_LITTLE_ENDIAN
+  const char swapped = '>';
+#else
+  const char swapped = '<';
+#endif
+  if (strlen(ts) < 3 || ts[0] == swapped) {
+    char got[64];
+    snprintf(got, sizeof got, "typestr %.20s%s", ts, ts[0] == swapped ? " (byte-swapped)" : "");
+    (void)a4_check_dtype(self, '?', 0, got, via);
+    return 0;
+  }
+  char got[48];
+  snprintf(got, sizeof got, "typestr %.20s", ts);
+  char *end;
+  long size = strtol(ts + 2, &end, 10);
+  if (*end != '\0' || size <= 0) size = 0;
+  if (a4_check_dtype(self, ts[1], (size_t)size, got, via) < 0) return 0;
+  return (size_t)size;
+}
+
+/* ---- __cuda_array_interface__ (v2, v3) ----------------------------------------------- */
+static int a4_import_cai(bfpy_array4_object *self, PyObject *obj, PyObject *cai) {
+  static const char via[] = "__cuda_array_interface__";
+  if (!PyDict_Check(cai)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s of %.100s is not a dict", a4_tname(self), via, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  if (!bf_gpu_available()) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: %.100s offers only %s (CUDA memory), but boxfab uses no GPU here (importing CUDA memory needs "
+                 "the CUDA build and a GPU; BOXFAB_DEVICE=cpu forces the CPU)",
+                 a4_tname(self), Py_TYPE(obj)->tp_name, via);
+    return -1;
+  }
+  PyObject *shape_o = PyDict_GetItemString(cai, "shape"), *typestr_o = PyDict_GetItemString(cai, "typestr");
+  PyObject *data_o = PyDict_GetItemString(cai, "data"), *strides_o = PyDict_GetItemString(cai, "strides");
+  PyObject *mask_o = PyDict_GetItemString(cai, "mask"), *stream_o = PyDict_GetItemString(cai, "stream");
+  if (!shape_o || !typestr_o || !PyUnicode_Check(typestr_o) || !data_o || !PyTuple_Check(data_o) ||
+      PyTuple_GET_SIZE(data_o) != 2) {
+    PyErr_Format(PyExc_TypeError, "%s: %s needs 'shape', a 'typestr' string and 'data' = (pointer, read_only)",
+                 a4_tname(self), via);
+    return -1;
+  }
+  if (mask_o && mask_o != Py_None) {
+    PyErr_Format(PyExc_ValueError, "%s: masked arrays are not supported", a4_tname(self));
+    return -1;
+  }
+  const size_t itemsize = a4_typestr(self, typestr_o, via);
+  if (!itemsize) return -1;
+  int64_t shape[4], bstrides[4], strides[4];
+  if (!PyTuple_Check(shape_o)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s shape must be a tuple", a4_tname(self), via);
+    return -1;
+  }
+  const int ndim = (int)PyTuple_GET_SIZE(shape_o);
+  if (ndim < 1 || ndim > 4) {
+    PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions, got %d (through %s)", a4_tname(self),
+                 ndim, via);
+    return -1;
+  }
+  for (int d = 0; d < ndim; ++d)
+    if (bfpy_to_int64(PyTuple_GET_ITEM(shape_o, d), &shape[d], "shape") < 0) return -1;
+  if (strides_o && strides_o != Py_None) {
+    if (!PyTuple_Check(strides_o) || PyTuple_GET_SIZE(strides_o) != ndim) {
+      PyErr_Format(PyExc_ValueError, "%s: %s strides must be a tuple as long as shape", a4_tname(self), via);
+      return -1;
+    }
+    for (int d = 0; d < ndim; ++d)
+      if (bfpy_to_int64(PyTuple_GET_ITEM(strides_o, d), &bstrides[d], "strides") < 0) return -1;
+    if (a4_byte_strides(self, ndim, bstrides, strides, itemsize, via) < 0) return -1;
+  } else {
+    a4_c_strides(ndim, shape, strides);
+  }
+  void *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data_o, 0));
+  if (!ptr && PyErr_Occurred()) return -1;
+  int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
+  if (ro < 0) return -1;
+  /* what the pointer is: CUDA memory of boxfab's device (0 for a zero-size array) */
+  int memory = BFPY_MEM_DEVICE, device = bf_gpu_device_id();
+  if (ptr) {
+    (void)bf_gpu_pointer_info(ptr, &memory, &device);
+    if (memory == BFPY_MEM_HOST) {
+      PyErr_Format(PyExc_ValueError, "%s: the %s pointer %p is not CUDA memory", a4_tname(self), via, ptr);
+      return -1;
+    }
+    if (memory != BFPY_MEM_PINNED && device != bf_gpu_device_id()) {
+      PyErr_Format(PyExc_ValueError, "%s: the data lives on CUDA device %d but boxfab works on device %d (through %s)",
+                   a4_tname(self), device, bf_gpu_device_id(), via);
+      return -1;
+    }
+  }
+  /* stream (v3): boxfab's stream waits for the producer's pending work */
+  if (stream_o && stream_o != Py_None) {
+    if (PyBool_Check(stream_o) || !PyLong_Check(stream_o)) {
+      PyErr_Format(PyExc_TypeError, "%s: %s stream must be None or an int, not %.100s", a4_tname(self), via,
+                   Py_TYPE(stream_o)->tp_name);
+      return -1;
+    }
+    void *s = PyLong_AsVoidPtr(stream_o);
+    if (!s && PyErr_Occurred()) return -1;
+    if (!s) {
+      PyErr_Format(PyExc_ValueError, "%s: %s stream 0 is not allowed (CAI v3: None, 1, 2 or a stream pointer)",
+                   a4_tname(self), via);
+      return -1;
+    }
+    if (bfpy_check(bf_gpu_wait_stream(s)) < 0) return -1;
+  }
+  return a4_fill(self, ptr, ndim, shape, strides, ro, obj, memory, via);
+}
+
 static int a4_import_array_interface(bfpy_array4_object *self, PyObject *obj, PyObject *ai) {
   if (!PyDict_Check(ai)) {
     PyErr_Format(PyExc_TypeError, "%s: __array_interface__ of %.100s is not a dict", a4_tname(self),
@@ -261,26 +474,8 @@ static int a4_import_array_interface(bfpy_array4_object *self, PyObject *obj, Py
     PyErr_Format(PyExc_ValueError, "%s: __array_interface__ 'data' must be (address, read_only)", a4_tname(self));
     return -1;
   }
-  /* typestr: byte order, kind, size */
-  const char *ts = PyUnicode_AsUTF8(typestr_o);
-  if (!ts) return -1;
-#if PY_LITTLE_ENDIAN
-  const char swapped = '>';
-#else
-  const char swapped = '<';
-#endif
-  if (strlen(ts) < 3 || ts[0] == swapped) {
-    char got[64];
-    snprintf(got, sizeof got, "typestr %.20s%s", ts, ts[0] == swapped ? " (byte-swapped)" : "");
-    return a4_check_dtype(self, '?', 0, got, "__array_interface__");
-  }
-  char got[48];
-  snprintf(got, sizeof got, "typestr %.20s", ts);
-  char *end;
-  long size = strtol(ts + 2, &end, 10);
-  if (*end != '\0' || size <= 0) size = 0;
-  if (a4_check_dtype(self, ts[1], (size_t)size, got, "__array_interface__") < 0) return -1;
-  const size_t itemsize = (size_t)size;
+  const size_t itemsize = a4_typestr(self, typestr_o, "__array_interface__");
+  if (!itemsize) return -1;
   int64_t shape[4], bstrides[4], strides[4];
   int ndim = a4_int64_tuple(shape_o, shape, 4, "shape", self);
   if (ndim < 0) return -1;
@@ -298,7 +493,7 @@ static int a4_import_array_interface(bfpy_array4_object *self, PyObject *obj, Py
   if (!ptr && PyErr_Occurred()) return -1;
   int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
   if (ro < 0) return -1;
-  return a4_fill(self, ptr, ndim, shape, strides, ro, obj, "__array_interface__");
+  return a4_fill(self, ptr, ndim, shape, strides, ro, obj, BFPY_MEM_HOST, "__array_interface__");
 }
 
 /* ---- buffer protocol ------------------------------------------------------------------ */
@@ -345,7 +540,7 @@ static int a4_import_buffer(bfpy_array4_object *self, PyObject *obj) {
   } else {
     a4_c_strides(b->ndim, shape, strides);
   }
-  r = a4_fill(self, b->buf, b->ndim, shape, strides, b->readonly, mv, "the buffer protocol");
+  r = a4_fill(self, b->buf, b->ndim, shape, strides, b->readonly, mv, BFPY_MEM_HOST, "the buffer protocol");
 done:
   Py_DECREF(mv);
   return r;
@@ -364,16 +559,17 @@ int bfpy_array4_import(bfpy_array4_object *self, PyObject *obj) {
     if (r <= 0) return r;
     PyErr_Fetch(&saved_type, &saved_value, &saved_tb); /* BufferError: try the others */
   }
+  PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+  if (!cai) PyErr_Clear(); /* AttributeError (host data) or absent */
+  if (cai) {
+    Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
+    int r = a4_import_cai(self, obj, cai);
+    Py_DECREF(cai);
+    return r;
+  }
   PyObject *ai = PyObject_GetAttrString(obj, "__array_interface__");
   if (!ai) PyErr_Clear();
   bool has_buffer = PyObject_CheckBuffer(obj);
-  if (!ai && !has_buffer && a4_has(obj, "__cuda_array_interface__")) {
-    Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
-    PyErr_Format(PyExc_TypeError,
-                 "%s: %.100s offers only __cuda_array_interface__ (device memory); importing it needs the CUDA build",
-                 a4_tname(self), Py_TYPE(obj)->tp_name);
-    return -1;
-  }
   if (ai || has_buffer) {
     Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
     int r = ai ? a4_import_array_interface(self, obj, ai) : a4_import_buffer(self, obj);

@@ -17,15 +17,16 @@
 #include <string.h>
 
 #include "bfpy_multifab.h"
+#include "boxfab/gpu.h"
 #include <structmember.h>
 
 #define IT(o) ((bfpy_mfiter_object *)(o))
 #define NG_SENTINEL (-1000000)
 
-/* The end of an MFIter loop synchronizes boxfab's stream: with the CPU
- * backend no work is ever pending, so there is nothing to wait for.  A GPU
- * backend puts its stream synchronization here. */
-static void mfiter_sync_stream(void) {}
+/* The end of an MFIter loop synchronizes boxfab's stream (as AMReX's MFIter
+ * destructor does): after the loop the host may read what the loop's kernels
+ * wrote.  Without a GPU a no-op.  BF_SUCCESS or the error of a failed kernel. */
+static int mfiter_sync_stream(void) { return bf_gpu_synchronize(); }
 
 bfpy_mfiter_object *bfpy_mfiter_arg(PyObject *o, int dim, const char *what) {
   if (!bfpy_is(o, BFPY_T_MFITER, -1)) {
@@ -58,10 +59,14 @@ int bfpy_mfiter_current(bfpy_mfiter_object *it, const char *func) {
   return 0;
 }
 
-static void it_finalize(bfpy_mfiter_object *it) {
-  if (it->it) mfiter_sync_stream();
+/* Ends the loop: synchronizes boxfab's stream, then frees the iterator.
+ * Returns the status of the synchronization (a failed kernel), which callers
+ * that can raise turn into an exception. */
+static int it_finalize(bfpy_mfiter_object *it) {
+  int st = it->it ? mfiter_sync_stream() : BF_SUCCESS;
   bf_mfiter_destroy(&it->it);
   Py_CLEAR(it->mf);
+  return st;
 }
 
 /* ---- construction ------------------------------------------------------------------------------ */
@@ -130,7 +135,7 @@ static void it_dealloc(PyObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
   it_clear(self);
-  it_finalize(IT(self));
+  if (it_finalize(IT(self)) != BF_SUCCESS) bf_error_clear(); /* nowhere to report it from a destructor */
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -144,7 +149,7 @@ static PyObject *it_next(PyObject *self) {
   else bf_mfiter_next(it->it);
   if (!bf_mfiter_is_valid(it->it)) {
     it->first_or_done = true;
-    it_finalize(it);
+    if (bfpy_check(it_finalize(it)) < 0) return NULL; /* a kernel of the loop failed */
     return NULL;
   }
   return Py_NewRef(self);
@@ -159,7 +164,7 @@ static PyObject *it_incr(PyObject *self, PyObject *noargs) {
 
 static PyObject *it_finalize_m(PyObject *self, PyObject *noargs) {
   (void)noargs;
-  it_finalize(IT(self));
+  if (bfpy_check(it_finalize(IT(self))) < 0) return NULL;
   Py_RETURN_NONE;
 }
 

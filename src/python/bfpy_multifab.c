@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bfpy_multifab.h"
+#include "boxfab/gpu.h"
 #include <structmember.h>
 
 /* ==== shared helpers ========================================================================== */
@@ -571,7 +572,10 @@ static PyObject *copy_mfab(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
   Py_RETURN_NONE;
 }
 
-/* dtoh_memcpy / htod_memcpy: on the CPU a plain copy of every FAB (ghost cells included). */
+/* dtoh_memcpy / htod_memcpy: a copy of every FAB (ghost cells included), on
+ * the GPU when either side is device memory; synchronous, as in AMReX: boxfab's
+ * stream is synchronized before returning, so the host may read (or reuse) the
+ * host side at once.  On the CPU a plain copy. */
 static PyObject *memcpy_impl(const char *func, PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
   static const char *const n_all[] = {"dest", "src", NULL};
@@ -598,7 +602,8 @@ static PyObject *memcpy_impl(const char *func, PyObject *m, PyObject *const *arg
                  func);
     return NULL;
   }
-  if (bfpy_check(bf_multifab_copy(dst, src, sc, dc, nc, ng)) < 0) return NULL;
+  if (bfpy_check(bf_multifab_copy(dst, src, sc, dc, nc, ng)) < 0 || bfpy_check(bf_gpu_synchronize()) < 0)
+    return NULL;
   Py_RETURN_NONE;
 }
 

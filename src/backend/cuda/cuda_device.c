@@ -10,6 +10,7 @@
 
 #include "boxfab/arena.h"
 #include "boxfab/base.h"
+#include "boxfab/gpu.h"
 #include "cuda_impl.h"
 
 #define MAX_DEVICES 64
@@ -84,6 +85,60 @@ static int copy_on_stream(void *dst, const void *src, size_t n, bool always_wait
 int bf_cuda_memcpy(void *dst, const void *src, size_t nbytes) {
   if (nbytes == 0) return BF_SUCCESS;
   return copy_on_stream(dst, src, nbytes, true);
+}
+
+bool bf_cuda_stream_idle(void) {
+  cudaStream_t s = bf_cuda_stream();
+  if (!s) return true; /* no stream yet: nothing was ever queued on it */
+  cudaError_t e = cudaStreamQuery(s);
+  if (e == cudaSuccess) return true;
+  if (e != cudaErrorNotReady) (void)cudaGetLastError();
+  return false;
+}
+
+/* `waiter` waits for the work queued on `signaller` so far, through an event. */
+static int stream_wait_for(cudaStream_t waiter, cudaStream_t signaller, const char *what) {
+  cudaEvent_t ev;
+  cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+  if (e != cudaSuccess) return cuda_fail(e, what);
+  e = cudaEventRecord(ev, signaller);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(waiter, ev, 0);
+  /* destroying a recorded event is fine: its resources go once it completes */
+  cudaError_t e2 = cudaEventDestroy(ev);
+  if (e == cudaSuccess) e = e2;
+  if (e != cudaSuccess) return cuda_fail(e, what);
+  return BF_SUCCESS;
+}
+
+int bf_cuda_stream_wait(void *consumer) {
+  cudaStream_t s = bf_cuda_stream();
+  BF_CHECK(s != NULL, BF_ERROR_RUNTIME, "could not create boxfab's CUDA stream");
+  if ((cudaStream_t)consumer == s) return BF_SUCCESS;
+  return stream_wait_for((cudaStream_t)consumer, s, "stream_wait");
+}
+
+int bf_cuda_wait_stream(void *producer) {
+  cudaStream_t s = bf_cuda_stream();
+  BF_CHECK(s != NULL, BF_ERROR_RUNTIME, "could not create boxfab's CUDA stream");
+  if ((cudaStream_t)producer == s) return BF_SUCCESS;
+  return stream_wait_for(s, (cudaStream_t)producer, "wait_stream");
+}
+
+void bf_cuda_pointer_info(const void *ptr, int *kind, int *device) {
+  struct cudaPointerAttributes at;
+  *kind = BF_GPU_MEMORY_HOST;
+  *device = -1;
+  if (cudaPointerGetAttributes(&at, ptr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  switch (at.type) {
+  case cudaMemoryTypeDevice: *kind = BF_GPU_MEMORY_DEVICE; break;
+  case cudaMemoryTypeManaged: *kind = BF_GPU_MEMORY_MANAGED; break;
+  case cudaMemoryTypeHost: *kind = BF_GPU_MEMORY_PINNED; break;
+  default: return; /* unregistered host memory */
+  }
+  *device = at.device;
 }
 
 int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes) {
