@@ -6,6 +6,15 @@ import textwrap
 
 import pytest
 
+# The suite has two halves.  Most tests check the CPU backend and read
+# MultiFab data through NumPy, so they keep boxfab's data in host memory even
+# on a GPU machine; the tests marked `gpu` need the GPU on:
+#     pytest tests/python                                  (CPU backend)
+#     BOXFAB_TEST_DEVICE=gpu pytest -m gpu tests/python    (GPU machine)
+# (BOXFAB_DEVICE is read once per process, so the halves run separately.)
+if os.environ.get("BOXFAB_TEST_DEVICE", "cpu") != "gpu":
+    os.environ["BOXFAB_DEVICE"] = "cpu"
+
 
 @pytest.fixture(params=[1, 2, 3], ids=["1d", "2d", "3d"])
 def amr(request):
