@@ -25,8 +25,10 @@ extern "C" {
 #endif
 
 #define BF_CUDA_THREADS 256
-#define BF_CUDA_ITEMS 4 /* elements per thread per piece, loaded before any is used */
-#define BF_CUDA_TILE (BF_CUDA_THREADS * BF_CUDA_ITEMS)
+#define BF_CUDA_ITEMS 4   /* elements per thread per batch, all loaded before any is used */
+#define BF_CUDA_BATCH (BF_CUDA_THREADS * BF_CUDA_ITEMS)
+#define BF_CUDA_BATCHES 8 /* batches per piece: the piece's setup (two dependent loads) is paid once */
+#define BF_CUDA_TILE (BF_CUDA_BATCH * BF_CUDA_BATCHES)
 
 /* One task on the device.  Element (x, j, k, n) relative to the task's lo is
  * at a + (x + j*ajs + k*aks + n*ans) elements (same for b, c; the component

@@ -1,8 +1,8 @@
 /* CUDA backend: the MultiFab kernels, behind plain C launchers (cuda_impl.h).
  *
  * Element-wise: one launch covers every task; block b does piece b of the
- * launch list (cuda_impl.h).  Each thread takes BF_CUDA_ITEMS elements of the
- * piece, BF_CUDA_THREADS apart (consecutive threads on consecutive x: the
+ * launch list (cuda_impl.h), in batches of BF_CUDA_BATCH elements.  Each
+ * thread takes BF_CUDA_ITEMS elements of a batch, BF_CUDA_THREADS apart (consecutive threads on consecutive x: the
  * warp's accesses are coalesced), computes their offsets with divisions by
  * the piece's constants through a float reciprocal (exact after a correction
  * step), loads all its operands first (several loads in flight per thread),
@@ -22,11 +22,18 @@
 
 namespace {
 
-/* a / d and a % d for 0 <= a, 1 <= d, both int: a float estimate, then exact. */
+/* a / d and a % d for 0 <= a, 1 <= d, both int: a float estimate (an
+ * approximate reciprocal is enough), then exact. */
 struct FastDiv {
   int d;
   float r;
-  __device__ __forceinline__ explicit FastDiv(int d_) : d(d_), r(1.0f / (float)d_) {}
+  __device__ __forceinline__ explicit FastDiv(int d_) : d(d_) {
+#ifdef __CUDA_ARCH__
+    r = __fdividef(1.0f, (float)d_);
+#else
+    r = 1.0f / (float)d_;
+#endif
+  }
   __device__ __forceinline__ int div(int a, int &rem) const {
     int q = (int)((float)a * r);
     int m = a - q * d;
@@ -135,34 +142,37 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
   int64_t bjs = 0, bks = 0, bns = 0, cjs = 0, cks = 0, cns = 0;
   if (Uses<OP>::b) bjs = t.bjs, bks = t.bks, bns = t.bns;
   if (Uses<OP>::c) cjs = t.cjs, cks = t.cks, cns = t.cns;
-  int64_t ao[BF_CUDA_ITEMS], bo[BF_CUDA_ITEMS], co[BF_CUDA_ITEMS];
-  T va[BF_CUDA_ITEMS], vb[BF_CUDA_ITEMS], vc[BF_CUDA_ITEMS];
+  for (int base = 0; base < pc.count; base += BF_CUDA_BATCH) {
+    int lim = pc.count - base;
+    int64_t ao[BF_CUDA_ITEMS], bo[BF_CUDA_ITEMS], co[BF_CUDA_ITEMS];
+    T va[BF_CUDA_ITEMS], vb[BF_CUDA_ITEMS], vc[BF_CUDA_ITEMS];
 #pragma unroll
-  for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
-    int e = (int)threadIdx.x + u * BF_CUDA_THREADS;
-    ao[u] = bo[u] = co[u] = 0;
-    va[u] = vb[u] = vc[u] = T(0);
-    if (e < pc.count) {
-      Where w = dec.at(e);
-      ao[u] = ofs(w, ajs, aks, ans, p.acomp);
-      if (Uses<OP>::b) bo[u] = ofs(w, bjs, bks, bns, p.bcomp);
-      if (Uses<OP>::c) co[u] = ofs(w, cjs, cks, cns, p.ccomp);
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
+      int e = (int)threadIdx.x + u * BF_CUDA_THREADS;
+      ao[u] = bo[u] = co[u] = 0;
+      va[u] = vb[u] = vc[u] = T(0);
+      if (e < lim) {
+        Where w = dec.at(base + e);
+        ao[u] = ofs(w, ajs, aks, ans, p.acomp);
+        if (Uses<OP>::b) bo[u] = ofs(w, bjs, bks, bns, p.bcomp);
+        if (Uses<OP>::c) co[u] = ofs(w, cjs, cks, cns, p.ccomp);
+      }
     }
-  }
-  /* all loads first: BF_CUDA_ITEMS (per operand) in flight per thread */
+    /* all loads first: BF_CUDA_ITEMS (per operand) in flight per thread */
 #pragma unroll
-  for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
-    if ((int)threadIdx.x + u * BF_CUDA_THREADS < pc.count) {
-      if (Uses<OP>::a) va[u] = A[ao[u]];
-      if (Uses<OP>::b) vb[u] = B[bo[u]];
-      if (Uses<OP>::c) vc[u] = C[co[u]];
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
+      if ((int)threadIdx.x + u * BF_CUDA_THREADS < lim) {
+        if (Uses<OP>::a) va[u] = A[ao[u]];
+        if (Uses<OP>::b) vb[u] = B[bo[u]];
+        if (Uses<OP>::c) vc[u] = C[co[u]];
+      }
     }
-  }
 #pragma unroll
-  for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
-    if ((int)threadIdx.x + u * BF_CUDA_THREADS < pc.count) {
-      A[ao[u]] = apply<T, OP>(va[u], vb[u], vc[u], p.s0, p.s1);
-      if (OP == BF_KOP_SWAP) ((T *)B)[bo[u]] = va[u];
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
+      if ((int)threadIdx.x + u * BF_CUDA_THREADS < lim) {
+        A[ao[u]] = apply<T, OP>(va[u], vb[u], vc[u], p.s0, p.s1);
+        if (OP == BF_KOP_SWAP) ((T *)B)[bo[u]] = va[u];
+      }
     }
   }
 }
@@ -293,37 +303,39 @@ template <typename T, int OP> __device__ __forceinline__ void accumulate(bf_cuda
   }
 }
 
-/* One piece into this thread's accumulator: loads first, then in order. */
+/* One piece into this thread's accumulator, batch by batch: loads first, then in order. */
 template <typename T, int OP> __device__ __forceinline__ void reduce_piece(const RParams &p, int64_t pi, bf_cuda_rpart &acc) {
   const bf_cuda_piece pc = p.pieces[pi];
   const bf_cuda_ctask &t = p.tasks[pc.task];
   PieceDecoder dec(pc, t.nz);
   const T *A = (const T *)t.a, *B = (const T *)t.b;
   const uint8_t *mask = t.mask;
-  T va[BF_CUDA_ITEMS], vb[BF_CUDA_ITEMS];
-  bool on[BF_CUDA_ITEMS];
-  int64_t idx[BF_CUDA_ITEMS];
+  for (int base = 0; base < pc.count; base += BF_CUDA_BATCH) {
+    T va[BF_CUDA_ITEMS], vb[BF_CUDA_ITEMS];
+    bool on[BF_CUDA_ITEMS];
+    int64_t idx[BF_CUDA_ITEMS];
 #pragma unroll
-  for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
-    int e = (int)threadIdx.x + u * BF_CUDA_THREADS;
-    on[u] = e < pc.count;
-    va[u] = vb[u] = T(0);
-    idx[u] = 0;
-    if (on[u]) {
-      Where w = dec.at(e);
-      int64_t rowp = (int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k);
-      if (mask && !mask[rowp * t.nx + w.x]) on[u] = false;
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
+      int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
+      on[u] = e < pc.count;
+      va[u] = vb[u] = T(0);
+      idx[u] = 0;
       if (on[u]) {
-        va[u] = A[ofs(w, t.ajs, t.aks, t.ans, p.acomp)];
-        if (OP == BF_ROP_DOT) vb[u] = B[ofs(w, t.bjs, t.bks, t.bns, p.bcomp)];
-        if (OP == BF_ROP_MIN || OP == BF_ROP_MAX)
-          idx[u] = t.gofs + w.x + (int64_t)t.nx * (rowp + (int64_t)t.ny * t.nz * w.n);
+        Where w = dec.at(e);
+        int64_t rowp = (int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k);
+        if (mask && !mask[rowp * t.nx + w.x]) on[u] = false;
+        if (on[u]) {
+          va[u] = A[ofs(w, t.ajs, t.aks, t.ans, p.acomp)];
+          if (OP == BF_ROP_DOT) vb[u] = B[ofs(w, t.bjs, t.bks, t.bns, p.bcomp)];
+          if (OP == BF_ROP_MIN || OP == BF_ROP_MAX)
+            idx[u] = t.gofs + w.x + (int64_t)t.nx * (rowp + (int64_t)t.ny * t.nz * w.n);
+        }
       }
     }
-  }
 #pragma unroll
-  for (int u = 0; u < BF_CUDA_ITEMS; ++u)
-    if (on[u]) accumulate<T, OP>(acc, va[u], vb[u], idx[u]);
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u)
+      if (on[u]) accumulate<T, OP>(acc, va[u], vb[u], idx[u]);
+  }
 }
 
 template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_stage1(RParams p) {
