@@ -51,19 +51,26 @@ struct Where {
 
 struct PieceDecoder {
   FastDiv dx, dj, dz;
-  int x0, j0, p0;
+  int x0, j0, p0, k0, n0;
+  bool one_plane; /* np == 1 (the usual case): k and n are the piece's, one division per element */
   __device__ __forceinline__ PieceDecoder(const bf_cuda_piece &pc, int nz)
-      : dx(pc.nxb), dj(pc.nj), dz(nz), x0(pc.x0), j0(pc.j0), p0(pc.p0) {}
+      : dx(pc.nxb), dj(pc.nj), dz(nz), x0(pc.x0), j0(pc.j0), p0(pc.p0), one_plane(pc.np == 1) {
+    n0 = dz.div(p0, k0);
+  }
   __device__ __forceinline__ Where at(int e) const {
     Where w;
-    int xi, jj;
+    int xi;
     int r = dx.div(e, xi);
-    int pp = dj.div(r, jj);
-    int k;
-    w.n = dz.div(p0 + pp, k);
-    w.k = k;
     w.x = x0 + xi;
-    w.j = j0 + jj;
+    if (one_plane) {
+      w.j = j0 + r, w.k = k0, w.n = n0;
+    } else {
+      int jj, k;
+      int pp = dj.div(r, jj);
+      w.n = dz.div(p0 + pp, k);
+      w.k = k;
+      w.j = j0 + jj;
+    }
     return w;
   }
 };
@@ -303,19 +310,22 @@ template <typename T, int OP> __device__ __forceinline__ void accumulate(bf_cuda
   }
 }
 
-/* One piece into this thread's accumulator, batch by batch: loads first, then in order. */
+/* One piece into this thread's accumulator, batch by batch: loads first, then
+ * in order.  Reductions keep fewer blocks resident than element-wise launches
+ * (a fixed grid), so they take more elements per batch: more loads in flight. */
+#define RITEMS 8
 template <typename T, int OP> __device__ __forceinline__ void reduce_piece(const RParams &p, int64_t pi, bf_cuda_rpart &acc) {
   const bf_cuda_piece pc = p.pieces[pi];
   const bf_cuda_ctask &t = p.tasks[pc.task];
   PieceDecoder dec(pc, t.nz);
   const T *A = (const T *)t.a, *B = (const T *)t.b;
   const uint8_t *mask = t.mask;
-  for (int base = 0; base < pc.count; base += BF_CUDA_BATCH) {
-    T va[BF_CUDA_ITEMS], vb[BF_CUDA_ITEMS];
-    bool on[BF_CUDA_ITEMS];
-    int64_t idx[BF_CUDA_ITEMS];
+  for (int base = 0; base < pc.count; base += RITEMS * BF_CUDA_THREADS) {
+    T va[RITEMS], vb[RITEMS];
+    bool on[RITEMS];
+    int64_t idx[RITEMS];
 #pragma unroll
-    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
+    for (int u = 0; u < RITEMS; ++u) {
       int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
       on[u] = e < pc.count;
       va[u] = vb[u] = T(0);
@@ -333,7 +343,7 @@ template <typename T, int OP> __device__ __forceinline__ void reduce_piece(const
       }
     }
 #pragma unroll
-    for (int u = 0; u < BF_CUDA_ITEMS; ++u)
+    for (int u = 0; u < RITEMS; ++u)
       if (on[u]) accumulate<T, OP>(acc, va[u], vb[u], idx[u]);
   }
 }
