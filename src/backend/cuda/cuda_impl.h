@@ -58,7 +58,7 @@ typedef struct bf_cuda_rpart {
 /* Reductions: at most BF_CUDA_RBLOCKS blocks; the number depends only on the
  * number of pieces (fixed by the task list), so the result is the same on
  * every run and every device. */
-#define BF_CUDA_RBLOCKS 1024
+#define BF_CUDA_RBLOCKS 4096
 static inline int64_t bf_cuda_reduce_nblocks(int64_t npieces) {
   return npieces < BF_CUDA_RBLOCKS ? npieces : BF_CUDA_RBLOCKS;
 }

@@ -313,7 +313,7 @@ template <typename T, int OP> __device__ __forceinline__ void accumulate(bf_cuda
 /* One piece into this thread's accumulator, batch by batch: loads first, then
  * in order.  Reductions keep fewer blocks resident than element-wise launches
  * (a fixed grid), so they take more elements per batch: more loads in flight. */
-#define RITEMS 8
+#define RITEMS 4
 template <typename T, int OP> __device__ __forceinline__ void reduce_piece(const RParams &p, int64_t pi, bf_cuda_rpart &acc) {
   const bf_cuda_piece pc = p.pieces[pi];
   const bf_cuda_ctask &t = p.tasks[pc.task];
