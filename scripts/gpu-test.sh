@@ -3,14 +3,21 @@
 # root: configure and build the C library and tests with CUDA (Release) into
 # build/gpu, run ctest (test_cuda_backend compares every MultiFab operation on
 # the GPU with the CPU backend), then test_cuda_backend under
-# compute-sanitizer's memcheck.  Logs go to $OUT when it is set (else
-# build/gpu/logs).  Exit status: non-zero when any step fails.
+# compute-sanitizer's memcheck, the benchmark table (build/gpu/bench_gpu, to
+# $OUT/bench_gpu.txt), then installs the Python package
+# (pip install --no-build-isolation --no-deps .) and runs `pytest -m gpu`
+# and the full pytest suite from tests/.  Every step runs even when an
+# earlier one failed (except those that need the build); the last line says
+# PASSED or FAILED and names every failed step.  Logs go to $OUT when it is
+# set (else build/gpu/logs).  Exit status: non-zero when any step fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOGS=${OUT:-build/gpu/logs}
 mkdir -p "$LOGS"
 export PATH="$PATH:/usr/local/cuda/bin"
 status=0
+failed=()
+PY=${PYTHON:-python3}
 
 step() { # name, command...: run, log to $LOGS/name.log, remember a failure
   local name=$1
@@ -18,31 +25,48 @@ step() { # name, command...: run, log to $LOGS/name.log, remember a failure
   echo "== $name"
   "$@" 2>&1 | tee "$LOGS/$name.log"
   local rc=${PIPESTATUS[0]}
-  [ "$rc" -eq 0 ] || { echo "!! $name failed ($rc)"; status=1; }
+  [ "$rc" -eq 0 ] || { echo "!! $name failed ($rc)"; status=1; failed+=("$name"); }
   return "$rc"
 }
+fail() { echo "!! $1"; status=1; failed+=("$2"); }
+finish() {
+  echo "== gpu-test: $([ $status -eq 0 ] && echo PASSED || echo "FAILED (${failed[*]})") (logs in $LOGS)"
+  exit $status
+}
 
-nvidia-smi -L 2>&1 | tee "$LOGS/gpus.log" || true
+nvidia-smi -L || true # (stdout only: $OUT brings back at most 8 files, one per step below)
 
 step configure cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DBOXFAB_BUILD_PYTHON=OFF \
-  -DBOXFAB_ENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" || exit 1
-grep -q '#define BOXFAB_HAVE_CUDA 1' build/gpu/generated/boxfab_config.h || { echo "!! CUDA was not enabled"; exit 1; }
-step build cmake --build build/gpu -j "$(nproc)" || exit 1
+  -DBOXFAB_ENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" || finish
+grep -q '#define BOXFAB_HAVE_CUDA 1' build/gpu/generated/boxfab_config.h || { fail "CUDA was not enabled" cuda; finish; }
+step build cmake --build build/gpu -j "$(nproc)" || finish
 
 # test_cuda_backend exits 77 (ctest: skipped) without a GPU; here that is a failure
 step ctest ctest --test-dir build/gpu --output-on-failure -j 4
 if grep -q 'test_cuda_backend .*Skipped\|Not Run' "$LOGS/ctest.log"; then
-  echo "!! test_cuda_backend was skipped: no GPU seen"
-  status=1
+  fail "test_cuda_backend was skipped: no GPU seen" gpu-seen
 fi
 
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ -x "$SAN" ]; then
   step memcheck "$SAN" --tool memcheck --leak-check full --error-exitcode 3 build/gpu/test_cuda_backend
 else
-  echo "!! compute-sanitizer not found: memcheck not run"
-  status=1
+  fail "compute-sanitizer not found: memcheck not run" memcheck
 fi
 
-echo "== gpu-test: $([ $status -eq 0 ] && echo PASSED || echo FAILED) (logs in $LOGS)"
-exit $status
+# the benchmark table (issue 4, item 8): checks fail the step, target misses are in the table
+echo "== bench_gpu"
+build/gpu/bench_gpu 2>&1 | tee "$LOGS/bench_gpu.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "bench_gpu failed (a check or a call)" bench_gpu
+grep -q 'MISS' "$LOGS/bench_gpu.txt" && echo "(bench_gpu: some targets missed, see bench_gpu.txt)"
+
+# the Python package, installed as users get it, then the GPU tests and the full suite
+if step pip_install "$PY" -m pip install --no-build-isolation --no-deps .; then
+  # from tests/: the installed boxfab, not the source tree (exit 5, no test collected, fails too)
+  step pytest_gpu bash -c 'cd tests && exec "$0" -m pytest -m gpu -rs -q' "$PY"
+  step pytest_all bash -c 'cd tests && exec "$0" -m pytest -rs -q' "$PY"
+else
+  fail "pip install failed: pytest not run" pytest
+fi
+
+finish

@@ -1,70 +1,82 @@
 /* CUDA backend: the MultiFab kernels, behind plain C launchers (cuda_impl.h).
  *
- * Element-wise: one launch covers every task.  Block b handles the global
- * elements [b*TILE, (b+1)*TILE); thread 0 finds the tasks of the tile's ends,
- * each thread then finds the task of its elements by a binary search inside
- * that (usually one-task) range, so tiny tasks (ghost slabs) cost no more than
- * big ones.  The arithmetic is written exactly as in the CPU backend and the
- * file is compiled with --fmad=false: results are bitwise equal to the CPU's.
+ * Element-wise: one launch covers every task; block b does piece b of the
+ * launch list (cuda_impl.h), in batches of BF_CUDA_BATCH elements.  Each
+ * thread takes BF_CUDA_ITEMS elements of a batch, BF_CUDA_THREADS apart (consecutive threads on consecutive x: the
+ * warp's accesses are coalesced), computes their offsets with divisions by
+ * the piece's constants through a float reciprocal (exact after a correction
+ * step), loads all its operands first (several loads in flight per thread),
+ * then computes and stores.  The arithmetic is written exactly as in the CPU
+ * backend and the file is compiled with --fmad=false: results are bitwise
+ * equal to the CPU's.
  *
- * Reductions: stage 1 gives block b the fixed range [b*chunk, (b+1)*chunk)
- * (bf_cuda_reduce_chunk), its threads accumulate strided elements in order and
- * combine in a fixed tree; stage 2 (one block) combines the partials in a fixed
- * tree.  The result depends only on the data, not on the device or the run. */
+ * Reductions: stage 1 gives block g the pieces [g*P/G, (g+1)*P/G) (G fixed by
+ * the number of pieces P), its threads accumulate their elements in a fixed
+ * order and combine in a fixed tree; stage 2 (one block) combines the G
+ * partials in a fixed tree.  The result depends only on the data and the task
+ * list, not on the device or the run. */
 #include <math.h>
 #include <stdint.h>
 
 #include "cuda_impl.h"
 
-#define TILE_ITEMS 4
-#define TILE (BF_CUDA_THREADS * TILE_ITEMS)
-
 namespace {
 
-/* Largest t in [lo, hi] with prefix[t] <= e (prefix[lo] <= e holds). */
-__device__ __forceinline__ int64_t find_task(const int64_t *prefix, int64_t lo, int64_t hi, int64_t e) {
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo + 1) / 2;
-    if (prefix[mid] <= e) lo = mid;
-    else hi = mid - 1;
+/* a / d and a % d for 0 <= a, 1 <= d, both int: a float estimate (an
+ * approximate reciprocal is enough), then exact. */
+struct FastDiv {
+  int d;
+  float r;
+  __device__ __forceinline__ explicit FastDiv(int d_) : d(d_) {
+#ifdef __CUDA_ARCH__
+    r = __fdividef(1.0f, (float)d_);
+#else
+    r = 1.0f / (float)d_;
+#endif
   }
-  return lo;
-}
-
-/* Local element l of task t -> offsets (in i, j, k, n) from the task's lo. */
-struct Pos {
-  int i, j, k, n;
+  __device__ __forceinline__ int div(int a, int &rem) const {
+    int q = (int)((float)a * r);
+    int m = a - q * d;
+    while (m < 0) --q, m += d;
+    while (m >= d) ++q, m -= d;
+    rem = m;
+    return q;
+  }
 };
 
-__device__ __forceinline__ Pos decode(const bf_ktask &t, int64_t l) {
-  Pos p;
-  int64_t nx = (int64_t)t.hi[0] - t.lo[0] + 1, ny = (int64_t)t.hi[1] - t.lo[1] + 1,
-          nz = (int64_t)t.hi[2] - t.lo[2] + 1;
-  if (l <= 0xffffffffll && nx * ny * nz <= 0xffffffffll) { /* 32-bit division is much cheaper */
-    uint32_t u = (uint32_t)l, ux = (uint32_t)nx, uy = (uint32_t)ny, uz = (uint32_t)nz;
-    uint32_t r = u / ux;
-    p.i = (int)(u - r * ux);
-    uint32_t r2 = r / uy;
-    p.j = (int)(r - r2 * uy);
-    uint32_t r3 = r2 / uz;
-    p.k = (int)(r2 - r3 * uz);
-    p.n = (int)r3;
-  } else {
-    int64_t r = l / nx;
-    p.i = (int)(l - r * nx);
-    int64_t r2 = r / ny;
-    p.j = (int)(r - r2 * ny);
-    int64_t r3 = r2 / nz;
-    p.k = (int)(r2 - r3 * nz);
-    p.n = (int)r3;
-  }
-  return p;
-}
+/* Position of element e (< piece.count) of a piece, relative to the task's lo. */
+struct Where {
+  int x, j, k, n;
+};
 
-/* Element offset of (i, j, k, comp) in view v. */
-__device__ __forceinline__ int64_t vofs(const bf_kview &v, int i, int j, int k, int comp) {
-  return ((int64_t)i - v.lo[0]) + ((int64_t)j - v.lo[1]) * v.js + ((int64_t)k - v.lo[2]) * v.ks +
-         (int64_t)comp * v.ns;
+struct PieceDecoder {
+  FastDiv dx, dj, dz;
+  int x0, j0, p0, k0, n0;
+  bool one_plane; /* np == 1 (the usual case): k and n are the piece's, one division per element */
+  __device__ __forceinline__ PieceDecoder(const bf_cuda_piece &pc, int nz)
+      : dx(pc.nxb), dj(pc.nj), dz(nz), x0(pc.x0), j0(pc.j0), p0(pc.p0), one_plane(pc.np == 1) {
+    n0 = dz.div(p0, k0);
+  }
+  __device__ __forceinline__ Where at(int e) const {
+    Where w;
+    int xi;
+    int r = dx.div(e, xi);
+    w.x = x0 + xi;
+    if (one_plane) {
+      w.j = j0 + r, w.k = k0, w.n = n0;
+    } else {
+      int jj, k;
+      int pp = dj.div(r, jj);
+      w.n = dz.div(p0 + pp, k);
+      w.k = k;
+      w.j = j0 + jj;
+    }
+    return w;
+  }
+};
+
+__device__ __forceinline__ int64_t ofs(const Where &w, int64_t js, int64_t ks, int64_t ns, int comp) {
+  return (int64_t)w.x + (int64_t)w.j * js + (int64_t)w.k * ks + (int64_t)(w.n + comp) * ns;
 }
 
 /* ---- arithmetic, as in src/backend/cpu/cpu_elementwise.c ----------------------------- */
@@ -91,99 +103,111 @@ template <typename T> struct OpsOf;
 template <> struct OpsOf<double> { typedef DOps type; };
 template <> struct OpsOf<int> { typedef IOps type; };
 
+template <int OP> struct Uses {
+  static const bool b = OP >= BF_KOP_COPY;
+  static const bool c = OP == BF_KOP_LINCOMB || OP == BF_KOP_ADDPRODUCT;
+  static const bool a = !(OP == BF_KOP_SET || OP == BF_KOP_COPY || OP == BF_KOP_LINCOMB);
+};
+
+template <typename T, int OP> __device__ __forceinline__ T apply(T a, T b, T c, T s0, T s1) {
+  typedef typename OpsOf<T>::type O;
+  switch (OP) {
+  case BF_KOP_SET: return s0;
+  case BF_KOP_PLUS_S: return O::add(a, s0);
+  case BF_KOP_MULT_S: return O::mul(a, s0);
+  case BF_KOP_INVERT: return O::div(s0, a);
+  case BF_KOP_NEGATE: return O::neg(a);
+  case BF_KOP_ABS: return O::abs_(a);
+  case BF_KOP_COPY: return b;
+  case BF_KOP_ADD: return O::add(a, b);
+  case BF_KOP_SUB: return O::sub(a, b);
+  case BF_KOP_MUL: return O::mul(a, b);
+  case BF_KOP_DIV: return O::div(a, b);
+  case BF_KOP_SWAP: return b;
+  case BF_KOP_SAXPY: return O::add(a, O::mul(s0, b));
+  case BF_KOP_XPAY: return O::add(b, O::mul(s0, a));
+  case BF_KOP_LINCOMB: return O::add(O::mul(s0, b), O::mul(s1, c));
+  case BF_KOP_ADDPRODUCT: return O::add(a, O::mul(b, c));
+  default: return a;
+  }
+}
+
 template <typename T> struct EwParams {
-  const int64_t *prefix;
-  const bf_ktask *tasks;
-  int64_t ntasks, total;
+  const bf_cuda_ctask *tasks;
+  const bf_cuda_piece *pieces;
   T s0, s1;
   int acomp, bcomp, ccomp;
 };
 
-template <typename T, int OP> __device__ __forceinline__ void apply(T *a, const T *b, const T *c, T s0, T s1) {
-  typedef typename OpsOf<T>::type O;
-  switch (OP) {
-  case BF_KOP_SET: *a = s0; break;
-  case BF_KOP_PLUS_S: *a = O::add(*a, s0); break;
-  case BF_KOP_MULT_S: *a = O::mul(*a, s0); break;
-  case BF_KOP_INVERT: *a = O::div(s0, *a); break;
-  case BF_KOP_NEGATE: *a = O::neg(*a); break;
-  case BF_KOP_ABS: *a = O::abs_(*a); break;
-  case BF_KOP_COPY: *a = *b; break;
-  case BF_KOP_ADD: *a = O::add(*a, *b); break;
-  case BF_KOP_SUB: *a = O::sub(*a, *b); break;
-  case BF_KOP_MUL: *a = O::mul(*a, *b); break;
-  case BF_KOP_DIV: *a = O::div(*a, *b); break;
-  case BF_KOP_SWAP: {
-    T t = *a;
-    *a = *b;
-    *(T *)b = t;
-    break;
-  }
-  case BF_KOP_SAXPY: *a = O::add(*a, O::mul(s0, *b)); break;
-  case BF_KOP_XPAY: *a = O::add(*b, O::mul(s0, *a)); break;
-  case BF_KOP_LINCOMB: *a = O::add(O::mul(s0, *b), O::mul(s1, *c)); break;
-  case BF_KOP_ADDPRODUCT: *a = O::add(*a, O::mul(*b, *c)); break;
-  default: break;
-  }
-}
-
-template <int OP> struct Uses {
-  static const bool b = OP >= BF_KOP_COPY;
-  static const bool c = OP == BF_KOP_LINCOMB || OP == BF_KOP_ADDPRODUCT;
-};
-
 template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) ew_kernel(EwParams<T> p) {
-  __shared__ int64_t range[2];
-  int64_t base = (int64_t)blockIdx.x * TILE;
-  if (threadIdx.x == 0) {
-    int64_t last = base + TILE - 1 < p.total ? base + TILE - 1 : p.total - 1;
-    int64_t t0 = find_task(p.prefix, 0, p.ntasks - 1, base);
-    range[0] = t0;
-    range[1] = find_task(p.prefix, t0, p.ntasks - 1, last);
-  }
-  __syncthreads();
-  int64_t tlo = range[0], thi = range[1];
+  const bf_cuda_piece pc = p.pieces[blockIdx.x];
+  const bf_cuda_ctask &t = p.tasks[pc.task];
+  PieceDecoder dec(pc, t.nz);
+  T *A = (T *)t.a;
+  const T *B = (const T *)t.b, *C = (const T *)t.c;
+  int64_t ajs = t.ajs, aks = t.aks, ans = t.ans;
+  int64_t bjs = 0, bks = 0, bns = 0, cjs = 0, cks = 0, cns = 0;
+  if (Uses<OP>::b) bjs = t.bjs, bks = t.bks, bns = t.bns;
+  if (Uses<OP>::c) cjs = t.cjs, cks = t.cks, cns = t.cns;
+  for (int base = 0; base < pc.count; base += BF_CUDA_BATCH) {
+    int lim = pc.count - base;
+    int64_t ao[BF_CUDA_ITEMS], bo[BF_CUDA_ITEMS], co[BF_CUDA_ITEMS];
+    T va[BF_CUDA_ITEMS], vb[BF_CUDA_ITEMS], vc[BF_CUDA_ITEMS];
 #pragma unroll
-  for (int r = 0; r < TILE_ITEMS; ++r) {
-    int64_t e = base + r * BF_CUDA_THREADS + threadIdx.x;
-    if (e >= p.total) break;
-    int64_t ti = tlo == thi ? tlo : find_task(p.prefix, tlo, thi, e);
-    const bf_ktask &t = p.tasks[ti];
-    Pos q = decode(t, e - p.prefix[ti]);
-    int i = t.lo[0] + q.i, j = t.lo[1] + q.j, k = t.lo[2] + q.k;
-    T *a = (T *)t.a.data + vofs(t.a, i, j, k, p.acomp + q.n);
-    const T *b = NULL, *c = NULL;
-    if (Uses<OP>::b) b = (const T *)t.b.data + vofs(t.b, i - t.shift[0], j - t.shift[1], k - t.shift[2], p.bcomp + q.n);
-    if (Uses<OP>::c) c = (const T *)t.c.data + vofs(t.c, i - t.shift[0], j - t.shift[1], k - t.shift[2], p.ccomp + q.n);
-    apply<T, OP>(a, b, c, p.s0, p.s1);
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
+      int e = (int)threadIdx.x + u * BF_CUDA_THREADS;
+      ao[u] = bo[u] = co[u] = 0;
+      va[u] = vb[u] = vc[u] = T(0);
+      if (e < lim) {
+        Where w = dec.at(base + e);
+        ao[u] = ofs(w, ajs, aks, ans, p.acomp);
+        if (Uses<OP>::b) bo[u] = ofs(w, bjs, bks, bns, p.bcomp);
+        if (Uses<OP>::c) co[u] = ofs(w, cjs, cks, cns, p.ccomp);
+      }
+    }
+    /* all loads first: BF_CUDA_ITEMS (per operand) in flight per thread */
+#pragma unroll
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
+      if ((int)threadIdx.x + u * BF_CUDA_THREADS < lim) {
+        if (Uses<OP>::a) va[u] = A[ao[u]];
+        if (Uses<OP>::b) vb[u] = B[bo[u]];
+        if (Uses<OP>::c) vc[u] = C[co[u]];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
+      if ((int)threadIdx.x + u * BF_CUDA_THREADS < lim) {
+        A[ao[u]] = apply<T, OP>(va[u], vb[u], vc[u], p.s0, p.s1);
+        if (OP == BF_KOP_SWAP) ((T *)B)[bo[u]] = va[u];
+      }
+    }
   }
 }
 
-template <typename T, int OP> cudaError_t launch_ew(const EwParams<T> &p, cudaStream_t s) {
-  int64_t blocks = (p.total + TILE - 1) / TILE;
-  if (blocks > 0x7fffffffll) return cudaErrorInvalidConfiguration;
-  ew_kernel<T, OP><<<(unsigned)blocks, BF_CUDA_THREADS, 0, s>>>(p);
+template <typename T, int OP> cudaError_t launch_ew(const EwParams<T> &p, int64_t npieces, cudaStream_t s) {
+  if (npieces > 0x7fffffffll) return cudaErrorInvalidConfiguration;
+  ew_kernel<T, OP><<<(unsigned)npieces, BF_CUDA_THREADS, 0, s>>>(p);
   return cudaGetLastError();
 }
 
-template <typename T> cudaError_t dispatch_ew(int op, const EwParams<T> &p, cudaStream_t s) {
+template <typename T> cudaError_t dispatch_ew(int op, const EwParams<T> &p, int64_t n, cudaStream_t s) {
   switch (op) {
-  case BF_KOP_SET: return launch_ew<T, BF_KOP_SET>(p, s);
-  case BF_KOP_PLUS_S: return launch_ew<T, BF_KOP_PLUS_S>(p, s);
-  case BF_KOP_MULT_S: return launch_ew<T, BF_KOP_MULT_S>(p, s);
-  case BF_KOP_INVERT: return launch_ew<T, BF_KOP_INVERT>(p, s);
-  case BF_KOP_NEGATE: return launch_ew<T, BF_KOP_NEGATE>(p, s);
-  case BF_KOP_ABS: return launch_ew<T, BF_KOP_ABS>(p, s);
-  case BF_KOP_COPY: return launch_ew<T, BF_KOP_COPY>(p, s);
-  case BF_KOP_ADD: return launch_ew<T, BF_KOP_ADD>(p, s);
-  case BF_KOP_SUB: return launch_ew<T, BF_KOP_SUB>(p, s);
-  case BF_KOP_MUL: return launch_ew<T, BF_KOP_MUL>(p, s);
-  case BF_KOP_DIV: return launch_ew<T, BF_KOP_DIV>(p, s);
-  case BF_KOP_SWAP: return launch_ew<T, BF_KOP_SWAP>(p, s);
-  case BF_KOP_SAXPY: return launch_ew<T, BF_KOP_SAXPY>(p, s);
-  case BF_KOP_XPAY: return launch_ew<T, BF_KOP_XPAY>(p, s);
-  case BF_KOP_LINCOMB: return launch_ew<T, BF_KOP_LINCOMB>(p, s);
-  case BF_KOP_ADDPRODUCT: return launch_ew<T, BF_KOP_ADDPRODUCT>(p, s);
+  case BF_KOP_SET: return launch_ew<T, BF_KOP_SET>(p, n, s);
+  case BF_KOP_PLUS_S: return launch_ew<T, BF_KOP_PLUS_S>(p, n, s);
+  case BF_KOP_MULT_S: return launch_ew<T, BF_KOP_MULT_S>(p, n, s);
+  case BF_KOP_INVERT: return launch_ew<T, BF_KOP_INVERT>(p, n, s);
+  case BF_KOP_NEGATE: return launch_ew<T, BF_KOP_NEGATE>(p, n, s);
+  case BF_KOP_ABS: return launch_ew<T, BF_KOP_ABS>(p, n, s);
+  case BF_KOP_COPY: return launch_ew<T, BF_KOP_COPY>(p, n, s);
+  case BF_KOP_ADD: return launch_ew<T, BF_KOP_ADD>(p, n, s);
+  case BF_KOP_SUB: return launch_ew<T, BF_KOP_SUB>(p, n, s);
+  case BF_KOP_MUL: return launch_ew<T, BF_KOP_MUL>(p, n, s);
+  case BF_KOP_DIV: return launch_ew<T, BF_KOP_DIV>(p, n, s);
+  case BF_KOP_SWAP: return launch_ew<T, BF_KOP_SWAP>(p, n, s);
+  case BF_KOP_SAXPY: return launch_ew<T, BF_KOP_SAXPY>(p, n, s);
+  case BF_KOP_XPAY: return launch_ew<T, BF_KOP_XPAY>(p, n, s);
+  case BF_KOP_LINCOMB: return launch_ew<T, BF_KOP_LINCOMB>(p, n, s);
+  case BF_KOP_ADDPRODUCT: return launch_ew<T, BF_KOP_ADDPRODUCT>(p, n, s);
   default: return cudaErrorInvalidValue;
   }
 }
@@ -191,9 +215,9 @@ template <typename T> cudaError_t dispatch_ew(int op, const EwParams<T> &p, cuda
 /* ---- reductions -------------------------------------------------------------------- */
 
 struct RParams {
-  const int64_t *prefix;
-  const bf_ktask *tasks;
-  int64_t ntasks, total, chunk;
+  const bf_cuda_ctask *tasks;
+  const bf_cuda_piece *pieces;
+  int64_t npieces, nblocks;
   int op, dbl, acomp, bcomp;
   bf_cuda_rpart *partials, *result;
 };
@@ -240,116 +264,150 @@ __device__ void block_combine(int op, bf_cuda_rpart &mine, bf_cuda_rpart *sh) {
   mine = sh[0];
 }
 
-template <typename T> __device__ __forceinline__ double as_double(T x) { return (double)x; }
-
-template <typename T> __device__ void reduce_range(const RParams &p, int64_t e0, int64_t e1, bf_cuda_rpart &acc) {
-  if (e0 >= e1) return;
-  int64_t ti = find_task(p.prefix, 0, p.ntasks - 1, e0);
-  for (int64_t e = e0; e < e1; e += BF_CUDA_THREADS) {
-    while (ti + 1 < p.ntasks && p.prefix[ti + 1] <= e) ++ti;
-    const bf_ktask &t = p.tasks[ti];
-    Pos q = decode(t, e - p.prefix[ti]);
-    if (t.mask) {
-      int64_t nx = (int64_t)t.hi[0] - t.lo[0] + 1, ny = (int64_t)t.hi[1] - t.lo[1] + 1;
-      if (!t.mask[((int64_t)q.k * ny + q.j) * nx + q.i]) continue;
+template <typename T, int OP> __device__ __forceinline__ void accumulate(bf_cuda_rpart &acc, T x, T y, int64_t idx) {
+  double v = (double)x;
+  switch (OP) {
+  case BF_ROP_SUM:
+    if (sizeof(T) == sizeof(double)) acc.v += v;
+    else acc.isum += (uint64_t)(int64_t)x;
+    break;
+  case BF_ROP_ABSSUM:
+    if (sizeof(T) == sizeof(double)) acc.v += fabs(v);
+    else {
+      int64_t w = (int64_t)x;
+      acc.isum += (uint64_t)(w < 0 ? -w : w);
     }
-    int i = t.lo[0] + q.i, j = t.lo[1] + q.j, k = t.lo[2] + q.k;
-    T x = ((const T *)t.a.data)[vofs(t.a, i, j, k, p.acomp + q.n)];
-    switch (p.op) {
-    case BF_ROP_SUM:
-      if (p.dbl) acc.v += as_double(x);
-      else acc.isum += (uint64_t)(int64_t)x;
-      break;
-    case BF_ROP_ABSSUM:
-      if (p.dbl) acc.v += fabs(as_double(x));
-      else {
-        int64_t v = (int64_t)x;
-        acc.isum += (uint64_t)(v < 0 ? -v : v);
-      }
-      break;
-    case BF_ROP_SUMSQ:
-      if (p.dbl) acc.v += as_double(x) * as_double(x);
-      else acc.isum += (uint64_t)((int64_t)x * (int64_t)x);
-      break;
-    case BF_ROP_DOT: {
-      T y = ((const T *)t.b.data)[vofs(t.b, i - t.shift[0], j - t.shift[1], k - t.shift[2], p.bcomp + q.n)];
-      if (p.dbl) acc.v += as_double(x) * as_double(y);
-      else acc.isum += (uint64_t)((int64_t)x * (int64_t)y);
-      break;
-    }
-    case BF_ROP_MIN:
-    case BF_ROP_MAX: {
-      double v = as_double(x);
-      if (!acc.found || (p.op == BF_ROP_MAX ? v > acc.v : v < acc.v)) {
-        acc.found = 1;
-        acc.v = v;
-        acc.idx = e;
-      }
-      break;
-    }
-    case BF_ROP_ABSMAX: {
-      double v = fabs(as_double(x));
-      acc.v = v > acc.v ? v : acc.v;
+    break;
+  case BF_ROP_SUMSQ:
+    if (sizeof(T) == sizeof(double)) acc.v += v * v;
+    else acc.isum += (uint64_t)((int64_t)x * (int64_t)x);
+    break;
+  case BF_ROP_DOT:
+    if (sizeof(T) == sizeof(double)) acc.v += v * (double)y;
+    else acc.isum += (uint64_t)((int64_t)x * (int64_t)y);
+    break;
+  case BF_ROP_MIN:
+  case BF_ROP_MAX:
+    if (!acc.found || (OP == BF_ROP_MAX ? v > acc.v : v < acc.v) || (v == acc.v && idx < acc.idx)) {
       acc.found = 1;
-      break;
+      acc.v = v;
+      acc.idx = idx;
     }
-    case BF_ROP_HASNAN:
-      if (p.dbl && isnan(as_double(x))) acc.found = 1;
-      break;
-    case BF_ROP_HASINF:
-      if (p.dbl && isinf(as_double(x))) acc.found = 1;
-      break;
-    default: break;
-    }
+    break;
+  case BF_ROP_ABSMAX: {
+    double a = fabs(v);
+    acc.v = a > acc.v ? a : acc.v;
+    acc.found = 1;
+    break;
+  }
+  case BF_ROP_HASNAN:
+    if (sizeof(T) == sizeof(double) && isnan(v)) acc.found = 1;
+    break;
+  case BF_ROP_HASINF:
+    if (sizeof(T) == sizeof(double) && isinf(v)) acc.found = 1;
+    break;
+  default: break;
   }
 }
 
-template <typename T> __global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_stage1(RParams p) {
+/* One piece into this thread's accumulator, batch by batch: loads first, then
+ * in order.  Reductions keep fewer blocks resident than element-wise launches
+ * (a fixed grid), so they take more elements per batch: more loads in flight. */
+#define RITEMS 4
+template <typename T, int OP> __device__ __forceinline__ void reduce_piece(const RParams &p, int64_t pi, bf_cuda_rpart &acc) {
+  const bf_cuda_piece pc = p.pieces[pi];
+  const bf_cuda_ctask &t = p.tasks[pc.task];
+  PieceDecoder dec(pc, t.nz);
+  const T *A = (const T *)t.a, *B = (const T *)t.b;
+  const uint8_t *mask = t.mask;
+  for (int base = 0; base < pc.count; base += RITEMS * BF_CUDA_THREADS) {
+    T va[RITEMS], vb[RITEMS];
+    bool on[RITEMS];
+    int64_t idx[RITEMS];
+#pragma unroll
+    for (int u = 0; u < RITEMS; ++u) {
+      int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
+      on[u] = e < pc.count;
+      va[u] = vb[u] = T(0);
+      idx[u] = 0;
+      if (on[u]) {
+        Where w = dec.at(e);
+        int64_t rowp = (int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k);
+        if (mask && !mask[rowp * t.nx + w.x]) on[u] = false;
+        if (on[u]) {
+          va[u] = A[ofs(w, t.ajs, t.aks, t.ans, p.acomp)];
+          if (OP == BF_ROP_DOT) vb[u] = B[ofs(w, t.bjs, t.bks, t.bns, p.bcomp)];
+          if (OP == BF_ROP_MIN || OP == BF_ROP_MAX)
+            idx[u] = t.gofs + w.x + (int64_t)t.nx * (rowp + (int64_t)t.ny * t.nz * w.n);
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < RITEMS; ++u)
+      if (on[u]) accumulate<T, OP>(acc, va[u], vb[u], idx[u]);
+  }
+}
+
+template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_stage1(RParams p) {
   __shared__ bf_cuda_rpart sh[BF_CUDA_THREADS];
   bf_cuda_rpart acc;
   rpart_init(acc);
-  int64_t b0 = (int64_t)blockIdx.x * p.chunk;
-  int64_t b1 = b0 + p.chunk < p.total ? b0 + p.chunk : p.total;
-  reduce_range<T>(p, b0 + threadIdx.x, b1, acc);
+  int64_t g = blockIdx.x;
+  int64_t q0 = p.npieces * g / p.nblocks, q1 = p.npieces * (g + 1) / p.nblocks;
+  for (int64_t q = q0; q < q1; ++q) reduce_piece<T, OP>(p, q, acc);
   /* ABSMAX found means "visited", like the CPU (which starts from 0) */
-  block_combine(p.op, acc, sh);
+  block_combine(OP, acc, sh);
   if (threadIdx.x == 0) p.partials[blockIdx.x] = acc;
 }
 
-__global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_stage2(RParams p, int64_t nparts) {
+__global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_stage2(RParams p) {
   __shared__ bf_cuda_rpart sh[BF_CUDA_THREADS];
   bf_cuda_rpart acc;
   rpart_init(acc);
   /* thread t combines partials t, t + T, t + 2T, ... in order */
-  for (int64_t b = threadIdx.x; b < nparts; b += BF_CUDA_THREADS) rpart_combine(p.op, acc, p.partials[b]);
+  for (int64_t b = threadIdx.x; b < p.nblocks; b += BF_CUDA_THREADS) rpart_combine(p.op, acc, p.partials[b]);
   block_combine(p.op, acc, sh);
   if (threadIdx.x == 0) *p.result = acc;
 }
 
-} // namespace
-
-extern "C" int bf_cuda_launch_elementwise(const bf_kargs *g, const int64_t *prefix, const bf_ktask *tasks,
-                                          int64_t ntasks, int64_t total, cudaStream_t s) {
-  if (total <= 0 || ntasks <= 0) return cudaSuccess;
-  if (g->type == BF_KTYPE_DOUBLE) {
-    EwParams<double> p = {prefix, tasks, ntasks, total, g->s0, g->s1, g->acomp, g->bcomp, g->ccomp};
-    return dispatch_ew<double>(g->op, p, s);
+template <typename T> cudaError_t launch_r1(const RParams &p, cudaStream_t s) {
+  unsigned nb = (unsigned)p.nblocks;
+  switch (p.op) {
+  case BF_ROP_SUM: reduce_stage1<T, BF_ROP_SUM><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_MIN: reduce_stage1<T, BF_ROP_MIN><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_MAX: reduce_stage1<T, BF_ROP_MAX><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_ABSMAX: reduce_stage1<T, BF_ROP_ABSMAX><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_ABSSUM: reduce_stage1<T, BF_ROP_ABSSUM><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_SUMSQ: reduce_stage1<T, BF_ROP_SUMSQ><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_DOT: reduce_stage1<T, BF_ROP_DOT><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_HASNAN: reduce_stage1<T, BF_ROP_HASNAN><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_HASINF: reduce_stage1<T, BF_ROP_HASINF><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  default: return cudaErrorInvalidValue;
   }
-  EwParams<int> p = {prefix, tasks, ntasks, total, (int)g->s0, (int)g->s1, g->acomp, g->bcomp, g->ccomp};
-  return dispatch_ew<int>(g->op, p, s);
+  return cudaGetLastError();
 }
 
-extern "C" int bf_cuda_launch_reduce(const bf_kargs *g, const int64_t *prefix, const bf_ktask *tasks, int64_t ntasks,
-                                     int64_t total, bf_cuda_rpart *partials, bf_cuda_rpart *result, cudaStream_t s) {
-  RParams p = {prefix, tasks, ntasks, total, bf_cuda_reduce_chunk(total), g->op, g->type == BF_KTYPE_DOUBLE,
+} // namespace
+
+extern "C" int bf_cuda_launch_elementwise(const bf_kargs *g, const bf_cuda_ctask *tasks, const bf_cuda_piece *pieces,
+                                          int64_t npieces, cudaStream_t s) {
+  if (npieces <= 0) return cudaSuccess;
+  if (g->type == BF_KTYPE_DOUBLE) {
+    EwParams<double> p = {tasks, pieces, g->s0, g->s1, g->acomp, g->bcomp, g->ccomp};
+    return dispatch_ew<double>(g->op, p, npieces, s);
+  }
+  EwParams<int> p = {tasks, pieces, (int)g->s0, (int)g->s1, g->acomp, g->bcomp, g->ccomp};
+  return dispatch_ew<int>(g->op, p, npieces, s);
+}
+
+extern "C" int bf_cuda_launch_reduce(const bf_kargs *g, const bf_cuda_ctask *tasks, const bf_cuda_piece *pieces,
+                                     int64_t npieces, bf_cuda_rpart *partials, bf_cuda_rpart *result, cudaStream_t s) {
+  RParams p = {tasks, pieces, npieces, bf_cuda_reduce_nblocks(npieces), g->op, g->type == BF_KTYPE_DOUBLE,
                g->acomp, g->bcomp, partials, result};
-  int64_t nb = bf_cuda_reduce_nblocks(total);
-  if (nb > 0) {
-    if (p.dbl) reduce_stage1<double><<<(unsigned)nb, BF_CUDA_THREADS, 0, s>>>(p);
-    else reduce_stage1<int><<<(unsigned)nb, BF_CUDA_THREADS, 0, s>>>(p);
-    cudaError_t e = cudaGetLastError();
+  if (p.nblocks > 0) {
+    cudaError_t e = p.dbl ? launch_r1<double>(p, s) : launch_r1<int>(p, s);
     if (e != cudaSuccess) return e;
   }
-  reduce_stage2<<<1, BF_CUDA_THREADS, 0, s>>>(p, nb);
+  reduce_stage2<<<1, BF_CUDA_THREADS, 0, s>>>(p);
   return cudaGetLastError();
 }

@@ -1,12 +1,23 @@
 /* CUDA backend: the table's elementwise and reduce, host side.
  *
- * Each call packs its tasks (and the prefix sums of their sizes, and for
- * reductions the owner masks) into one pinned staging buffer, uploads it with
- * one cudaMemcpyAsync on boxfab's stream and launches the kernel(s) on that
- * stream: elementwise returns without waiting (stream order keeps later work
- * after it); reduce waits for its result.  The staging buffer is reused once
- * the previous upload has finished (an event), the device buffer is reused in
- * stream order.
+ * A call's task list becomes a launch list (cuda_impl.h: per task its base
+ * pointers and strides, and the pieces of at most BF_CUDA_TILE elements),
+ * built in a pinned staging buffer and uploaded once with one
+ * cudaMemcpyAsync on boxfab's stream into device memory of its own.  Launch
+ * lists are cached (the last CACHE_N, least recently used goes first): a
+ * later call with an equal task list (the same MultiFabs, the same region,
+ * the same number of components; for ordered groups also the same groups and
+ * component ranges) reuses the device copy without building or uploading
+ * anything, so repeated operations on a MultiFab, and the ghost exchange of a
+ * cached plan (which hands the same tasks every time), cost one task-list
+ * comparison on the host and the launches.  Equal contents give equal device
+ * data, so a reused address cannot make a stale entry wrong.  Reductions with
+ * owner masks are not cached (the masks are built per call); they go through
+ * a scratch device buffer.
+ *
+ * Elementwise returns without waiting (stream order keeps later work after
+ * it); reduce waits for its result.  The staging buffer is reused once the
+ * previous upload has finished (an event).
  *
  * Ordered groups (the ghost exchange): tasks of a group must act as if run in
  * order.  They are put in phases: a task goes one phase after every earlier
@@ -20,13 +31,16 @@
 #include "boxfab/base.h"
 #include "cuda_impl.h"
 
+#define CACHE_N 16
+
 static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *h_stage, *d_stage;
 static size_t h_cap, d_cap;
 static int d_dev = -1;
 static cudaEvent_t stage_ev;
 static bool stage_ev_made, stage_ev_pending;
-static bf_cuda_rpart *h_result;
+static bf_cuda_rpart *h_result, *d_parts;
+static int parts_dev = -1;
 
 static int cuda_fail(cudaError_t e, const char *what) {
   (void)cudaGetLastError();
@@ -43,11 +57,24 @@ static int64_t task_elems(const bf_ktask *t, int ncomp) {
   return n;
 }
 
-static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
-/* Room for `n` bytes in both staging buffers; waits until the staging buffer
- * may be overwritten.  Called with ops_lock held. */
-static int stage_reserve(size_t n) {
+/* Free device memory `p` of device `dev` once nothing uses it any more. */
+static void dev_free(int dev, void *p) {
+  if (!p) return;
+  int cur = -1;
+  (void)cudaGetDevice(&cur);
+  if (cur != dev) (void)cudaSetDevice(dev);
+  (void)cudaDeviceSynchronize();
+  (void)cudaFree(p);
+  if (cur != dev) (void)cudaSetDevice(cur);
+  (void)cudaGetLastError();
+}
+
+/* Room for `n` bytes in the host staging buffer (and, when `dev_too`, in the
+ * device scratch buffer); waits until the staging buffer may be overwritten.
+ * Called with ops_lock held. */
+static int stage_reserve(size_t n, bool dev_too) {
   cudaError_t e;
   if (!stage_ev_made) {
     if ((e = cudaEventCreateWithFlags(&stage_ev, cudaEventDisableTiming)) != cudaSuccess) return cuda_fail(e, "kernel");
@@ -57,8 +84,17 @@ static int stage_reserve(size_t n) {
     if ((e = cudaEventSynchronize(stage_ev)) != cudaSuccess) return cuda_fail(e, "kernel");
     stage_ev_pending = false;
   }
+  int dev = -1;
+  (void)cudaGetDevice(&dev);
   if (!h_result && (e = cudaMallocHost((void **)&h_result, sizeof *h_result)) != cudaSuccess)
     return cuda_fail(e, "kernel");
+  if (!d_parts || parts_dev != dev) {
+    dev_free(parts_dev, d_parts);
+    d_parts = NULL;
+    if ((e = cudaMalloc((void **)&d_parts, (BF_CUDA_RBLOCKS + 1) * sizeof *d_parts)) != cudaSuccess)
+      return cuda_fail(e, "kernel");
+    parts_dev = dev;
+  }
   if (n > h_cap) {
     size_t cap = n > 2 * h_cap ? n : 2 * h_cap;
     if (h_stage) cudaFreeHost(h_stage);
@@ -66,16 +102,9 @@ static int stage_reserve(size_t n) {
     if ((e = cudaMallocHost(&h_stage, cap)) != cudaSuccess) return cuda_fail(e, "kernel");
     h_cap = cap;
   }
-  int dev = -1;
-  (void)cudaGetDevice(&dev);
-  if (n > d_cap || dev != d_dev) {
+  if (dev_too && (n > d_cap || dev != d_dev)) {
     size_t cap = n > 2 * d_cap ? n : 2 * d_cap;
-    if (d_stage) {
-      int cur = dev;
-      if (d_dev != dev) (void)cudaSetDevice(d_dev);
-      cudaFree(d_stage); /* waits for the kernels that used it */
-      if (d_dev != dev) (void)cudaSetDevice(cur);
-    }
+    dev_free(d_dev, d_stage);
     d_stage = NULL, d_cap = 0;
     if ((e = cudaMalloc(&d_stage, cap)) != cudaSuccess) return cuda_fail(e, "kernel");
     d_cap = cap, d_dev = dev;
@@ -83,13 +112,196 @@ static int stage_reserve(size_t n) {
   return BF_SUCCESS;
 }
 
-/* Upload the first n bytes of the staging buffer.  Called with ops_lock held. */
-static int stage_upload(size_t n, cudaStream_t s) {
-  cudaError_t e = cudaMemcpyAsync(d_stage, h_stage, n, cudaMemcpyHostToDevice, s);
+/* Upload the first n bytes of the staging buffer to dst.  Called with ops_lock held. */
+static int stage_upload(void *dst, size_t n, cudaStream_t s) {
+  if (n == 0) return BF_SUCCESS;
+  cudaError_t e = cudaMemcpyAsync(dst, h_stage, n, cudaMemcpyHostToDevice, s);
   if (e != cudaSuccess) return cuda_fail(e, "kernel");
   if ((e = cudaEventRecord(stage_ev, s)) != cudaSuccess) return cuda_fail(e, "kernel");
   stage_ev_pending = true;
   return BF_SUCCESS;
+}
+
+/* ---- launch lists ------------------------------------------------------------------- */
+
+/* Pieces of a task of nx * ny * (nz*ncomp planes) elements (see cuda_impl.h);
+ * writes them to out (when not NULL) and returns their number. */
+static int64_t cut_task(int ti, int nx, int ny, int64_t planes, bf_cuda_piece *out) {
+  const int tile = BF_CUDA_TILE;
+  int64_t m = 0;
+  if (nx >= tile) {
+    for (int64_t p = 0; p < planes; ++p)
+      for (int j = 0; j < ny; ++j)
+        for (int x0 = 0; x0 < nx; x0 += tile, ++m) {
+          int w = nx - x0 < tile ? nx - x0 : tile;
+          if (out) out[m] = (bf_cuda_piece){ti, (int)p, 1, j, 1, x0, w, w};
+        }
+  } else if ((int64_t)nx * ny >= tile) {
+    int r = tile / nx;
+    for (int64_t p = 0; p < planes; ++p)
+      for (int j0 = 0; j0 < ny; j0 += r, ++m) {
+        int nj = ny - j0 < r ? ny - j0 : r;
+        if (out) out[m] = (bf_cuda_piece){ti, (int)p, 1, j0, nj, 0, nx, nx * nj};
+      }
+  } else {
+    int q = tile / (nx * ny);
+    for (int64_t p0 = 0; p0 < planes; p0 += q, ++m) {
+      int np = planes - p0 < q ? (int)(planes - p0) : q;
+      if (out) out[m] = (bf_cuda_piece){ti, (int)p0, np, 0, ny, 0, nx, nx * ny * np};
+    }
+  }
+  return m;
+}
+
+static uintptr_t view_base(const bf_kview *v, const int lo[3], const int shift[3], size_t es) {
+  if (!v->data) return 0;
+  int64_t o = ((int64_t)lo[0] - shift[0] - v->lo[0]) + ((int64_t)lo[1] - shift[1] - v->lo[1]) * v->js +
+              ((int64_t)lo[2] - shift[2] - v->lo[2]) * v->ks;
+  return (uintptr_t)v->data + (uintptr_t)(o * (int64_t)es);
+}
+
+static void make_ctask(const bf_ktask *t, size_t es, int64_t gofs, bf_cuda_ctask *c) {
+  static const int noshift[3] = {0, 0, 0};
+  memset(c, 0, sizeof *c);
+  c->a = view_base(&t->a, t->lo, noshift, es);
+  c->b = view_base(&t->b, t->lo, t->shift, es);
+  c->c = view_base(&t->c, t->lo, t->shift, es);
+  c->ajs = t->a.js, c->aks = t->a.ks, c->ans = t->a.ns;
+  c->bjs = t->b.js, c->bks = t->b.ks, c->bns = t->b.ns;
+  c->cjs = t->c.js, c->cks = t->c.ks, c->cns = t->c.ns;
+  c->nx = t->hi[0] - t->lo[0] + 1, c->ny = t->hi[1] - t->lo[1] + 1, c->nz = t->hi[2] - t->lo[2] + 1;
+  c->gofs = gofs;
+}
+
+/* One launch of a launch list: tasks and pieces at these byte offsets. */
+typedef struct launch {
+  size_t toff, poff;
+  int64_t npieces;
+} launch;
+
+/* The launch lists of tasks[sel[0..n)] (n_l of them for launch l, sel
+ * concatenated), laid out from byte `base` of the staging buffer (NULL: only
+ * count); returns the bytes used.  Tasks must be non-empty. */
+static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int64_t *sel, const int64_t *nsel,
+                             int64_t nl, char *h, launch *ls) {
+  size_t es = g->type == BF_KTYPE_DOUBLE ? sizeof(double) : sizeof(int), off = 0;
+  const int64_t *s = sel;
+  for (int64_t l = 0; l < nl; ++l) {
+    int64_t np = 0, gofs = 0;
+    for (int64_t i = 0; i < nsel[l]; ++i) {
+      const bf_ktask *t = &tasks[s[i]];
+      np += cut_task((int)i, t->hi[0] - t->lo[0] + 1, t->hi[1] - t->lo[1] + 1,
+                     (int64_t)(t->hi[2] - t->lo[2] + 1) * g->ncomp, NULL);
+    }
+    size_t toff = off, poff = align64(toff + (size_t)nsel[l] * sizeof(bf_cuda_ctask));
+    off = align64(poff + (size_t)np * sizeof(bf_cuda_piece));
+    if (h) {
+      bf_cuda_ctask *ct = (bf_cuda_ctask *)(h + toff);
+      bf_cuda_piece *pc = (bf_cuda_piece *)(h + poff);
+      int64_t m = 0;
+      for (int64_t i = 0; i < nsel[l]; ++i) {
+        const bf_ktask *t = &tasks[s[i]];
+        make_ctask(t, es, gofs, &ct[i]);
+        gofs += task_elems(t, g->ncomp);
+        m += cut_task((int)i, ct[i].nx, ct[i].ny, (int64_t)ct[i].nz * g->ncomp, pc + m);
+      }
+      ls[l] = (launch){toff, poff, np};
+    }
+    s += nsel[l];
+  }
+  return off;
+}
+
+/* ---- the cache ---------------------------------------------------------------------- */
+
+typedef struct entry {
+  bool used;
+  int dev, type, ncomp, acomp, bcomp, ccomp, opbits;
+  int64_t ntasks, ngroups;
+  bf_ktask *tasks;  /* host copy of the task list (masks NULL) */
+  int64_t *groups;  /* group_start (ngroups + 1) or NULL */
+  void *dbuf;
+  int64_t nlaunch;
+  launch *launches;
+  uint64_t stamp;
+} entry;
+
+static entry cache[CACHE_N];
+static uint64_t clock_now;
+static bool exit_hook;
+
+static bool view_eq(const bf_kview *x, const bf_kview *y) {
+  return x->data == y->data && x->lo[0] == y->lo[0] && x->lo[1] == y->lo[1] && x->lo[2] == y->lo[2] &&
+         x->js == y->js && x->ks == y->ks && x->ns == y->ns;
+}
+
+static bool task_eq(const bf_ktask *x, const bf_ktask *y) {
+  for (int d = 0; d < 3; ++d)
+    if (x->lo[d] != y->lo[d] || x->hi[d] != y->hi[d] || x->shift[d] != y->shift[d]) return false;
+  return view_eq(&x->a, &y->a) && view_eq(&x->b, &y->b) && view_eq(&x->c, &y->c);
+}
+
+static void entry_clear(entry *e) {
+  if (e->dbuf) dev_free(e->dev, e->dbuf);
+  free(e->tasks);
+  free(e->groups);
+  free(e->launches);
+  memset(e, 0, sizeof *e);
+}
+
+/* At exit: give the device buffers back (so that leak checkers see only real leaks). */
+static void release_all(void) {
+  pthread_mutex_lock(&ops_lock);
+  for (int i = 0; i < CACHE_N; ++i) entry_clear(&cache[i]);
+  dev_free(d_dev, d_stage);
+  dev_free(parts_dev, d_parts);
+  d_stage = NULL, d_parts = NULL, d_cap = 0, d_dev = parts_dev = -1;
+  if (h_stage) (void)cudaFreeHost(h_stage);
+  if (h_result) (void)cudaFreeHost(h_result);
+  h_stage = NULL, h_result = NULL, h_cap = 0;
+  if (stage_ev_made) (void)cudaEventDestroy(stage_ev);
+  stage_ev_made = stage_ev_pending = false;
+  (void)cudaGetLastError();
+  pthread_mutex_unlock(&ops_lock);
+}
+
+/* Key of a call: ordered groups depend on the op and the component ranges
+ * (the phases do); independent tasks only on the task list and ncomp. */
+static int op_bits(const bf_kargs *g) {
+  return (g->op >= BF_KOP_COPY) | (g->op == BF_KOP_LINCOMB || g->op == BF_KOP_ADDPRODUCT) << 1 |
+         (g->op == BF_KOP_SWAP) << 2;
+}
+
+static entry *cache_find(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                         const int64_t *groups) {
+  bool grouped = groups != NULL;
+  for (int i = 0; i < CACHE_N; ++i) {
+    entry *e = &cache[i];
+    if (!e->used || e->dev != dev || e->type != g->type || e->ncomp != g->ncomp || e->ntasks != ntasks ||
+        (e->groups != NULL) != grouped)
+      continue;
+    if (grouped && (e->ngroups != ngroups || e->acomp != g->acomp || e->bcomp != g->bcomp ||
+                    e->ccomp != g->ccomp || e->opbits != op_bits(g) ||
+                    memcmp(e->groups, groups, (size_t)(ngroups + 1) * sizeof *groups) != 0))
+      continue;
+    int64_t t = 0;
+    while (t < ntasks && task_eq(&e->tasks[t], &tasks[t])) ++t;
+    if (t < ntasks) continue;
+    e->stamp = ++clock_now;
+    return e;
+  }
+  return NULL;
+}
+
+/* A free slot (the least recently used entry is dropped). */
+static entry *cache_slot(void) {
+  entry *best = &cache[0];
+  for (int i = 0; i < CACHE_N; ++i) {
+    if (!cache[i].used) return &cache[i];
+    if (cache[i].stamp < best->stamp) best = &cache[i];
+  }
+  entry_clear(best);
+  return best;
 }
 
 /* ---- conflicts inside ordered groups ------------------------------------------------ */
@@ -211,81 +423,93 @@ static int64_t make_phases(const bf_kargs *g, int64_t ntasks, const bf_ktask *ta
   return ok ? nphases : 0;
 }
 
-/* ---- elementwise --------------------------------------------------------------------- */
+/* ---- elementwise and reduce --------------------------------------------------------- */
+
+/* Build, upload and cache the launch list of a call.  Called with ops_lock held. */
+static int cache_add(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                     const int64_t *groups, cudaStream_t s, entry **out) {
+  int64_t *phase = calloc((size_t)ntasks, sizeof *phase);
+  int64_t *sel = malloc((size_t)ntasks * sizeof *sel);
+  int64_t *nsel = NULL, nphases = 1, nl = 0;
+  launch *ls = NULL;
+  bf_ktask *copy = malloc((size_t)ntasks * sizeof *copy);
+  int64_t *gcopy = groups ? malloc((size_t)(ngroups + 1) * sizeof *gcopy) : NULL;
+  void *dbuf = NULL;
+  int err = 0;
+  if (!phase || !sel || !copy || (groups && !gcopy)) goto oom;
+  if (groups) {
+    nphases = make_phases(g, ntasks, tasks, ngroups, groups, phase);
+    if (nphases == 0) goto oom;
+  }
+  nsel = calloc((size_t)nphases, sizeof *nsel);
+  ls = calloc((size_t)nphases, sizeof *ls);
+  if (!nsel || !ls) goto oom;
+  int64_t m = 0;
+  for (int64_t p = 0; p < nphases; ++p) {
+    int64_t c = 0;
+    for (int64_t t = 0; t < ntasks; ++t)
+      if (phase[t] == p && task_elems(&tasks[t], g->ncomp) > 0) sel[m + c++] = t;
+    if (c) nsel[nl++] = c, m += c;
+  }
+  size_t bytes = build_launches(g, tasks, sel, nsel, nl, NULL, NULL);
+  if ((err = stage_reserve(bytes, false))) goto fail;
+  build_launches(g, tasks, sel, nsel, nl, h_stage, ls);
+  cudaError_t ce = cudaMalloc(&dbuf, bytes > 0 ? bytes : 64);
+  if (ce != cudaSuccess) {
+    dbuf = NULL;
+    err = cuda_fail(ce, "kernel");
+    goto fail;
+  }
+  if ((err = stage_upload(dbuf, bytes, s))) goto fail;
+  for (int64_t t = 0; t < ntasks; ++t) {
+    copy[t] = tasks[t];
+    copy[t].mask = NULL;
+  }
+  if (groups) memcpy(gcopy, groups, (size_t)(ngroups + 1) * sizeof *gcopy);
+  entry *e = cache_slot();
+  *e = (entry){.used = true, .dev = dev, .type = g->type, .ncomp = g->ncomp, .acomp = g->acomp, .bcomp = g->bcomp,
+               .ccomp = g->ccomp, .opbits = op_bits(g), .ntasks = ntasks, .ngroups = ngroups, .tasks = copy,
+               .groups = gcopy, .dbuf = dbuf, .nlaunch = nl, .launches = ls, .stamp = ++clock_now};
+  if (!exit_hook) exit_hook = atexit(release_all) == 0;
+  free(phase);
+  free(sel);
+  free(nsel);
+  *out = e;
+  return BF_SUCCESS;
+oom:
+  err = bf_error_set(BF_ERROR_MEMORY, "kernel", "out of memory for a CUDA task list");
+fail:
+  if (dbuf) dev_free(dev, dbuf);
+  free(phase);
+  free(sel);
+  free(nsel);
+  free(ls);
+  free(copy);
+  free(gcopy);
+  return err;
+}
 
 int bf_cuda_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
                         const int64_t *group_start) {
   if (ntasks <= 0) return 0;
-  int64_t *phase = calloc((size_t)ntasks, sizeof *phase);
-  if (!phase) return 1;
-  int64_t nphases = 1;
-  if (group_start && ngroups > 0) {
-    nphases = make_phases(args, ntasks, tasks, ngroups, group_start, phase);
-    if (nphases == 0) {
-      free(phase);
-      return 1;
-    }
-  }
-  /* per phase: its non-empty tasks, in order */
-  int64_t *count = calloc((size_t)nphases, sizeof *count);
-  if (!count) {
-    free(phase);
-    return 1;
-  }
-  for (int64_t t = 0; t < ntasks; ++t)
-    if (task_elems(&tasks[t], args->ncomp) > 0) count[phase[t]]++;
-  size_t bytes = 0;
-  for (int64_t p = 0; p < nphases; ++p)
-    if (count[p]) bytes += align8((size_t)(count[p] + 1) * sizeof(int64_t)) + (size_t)count[p] * sizeof(bf_ktask);
-  int err = 0;
   cudaStream_t s = bf_cuda_stream();
-  if (bytes == 0 || !s) {
-    err = !s;
-    goto done;
-  }
+  if (!s) return 1;
+  int dev = -1;
+  (void)cudaGetDevice(&dev);
+  const int64_t *groups = group_start && ngroups > 0 ? group_start : NULL;
   pthread_mutex_lock(&ops_lock);
-  err = stage_reserve(bytes);
-  if (!err) {
-    /* layout of phase p: prefix[count+1], tasks[count] */
-    size_t off = 0;
-    char *h = h_stage;
-    for (int64_t p = 0; p < nphases; ++p) {
-      if (!count[p]) continue;
-      int64_t *prefix = (int64_t *)(h + off);
-      bf_ktask *tk = (bf_ktask *)(h + off + align8((size_t)(count[p] + 1) * sizeof(int64_t)));
-      int64_t m = 0;
-      prefix[0] = 0;
-      for (int64_t t = 0; t < ntasks; ++t) {
-        int64_t n = phase[t] == p ? task_elems(&tasks[t], args->ncomp) : 0;
-        if (n == 0) continue;
-        tk[m] = tasks[t];
-        tk[m].mask = NULL;
-        prefix[m + 1] = prefix[m] + n;
-        ++m;
-      }
-      off += align8((size_t)(count[p] + 1) * sizeof(int64_t)) + (size_t)count[p] * sizeof(bf_ktask);
-    }
-    err = stage_upload(bytes, s);
-    off = 0;
-    for (int64_t p = 0; p < nphases && !err; ++p) {
-      if (!count[p]) continue;
-      size_t poff = align8((size_t)(count[p] + 1) * sizeof(int64_t));
-      const int64_t *hprefix = (const int64_t *)(h + off);
-      cudaError_t e = (cudaError_t)bf_cuda_launch_elementwise(args, (const int64_t *)((char *)d_stage + off),
-                                                              (const bf_ktask *)((char *)d_stage + off + poff),
-                                                              count[p], hprefix[count[p]], s);
-      if (e != cudaSuccess) err = cuda_fail(e, "elementwise kernel");
-      off += poff + (size_t)count[p] * sizeof(bf_ktask);
-    }
+  entry *e = cache_find(args, dev, ntasks, tasks, ngroups, groups);
+  int err = e ? 0 : cache_add(args, dev, ntasks, tasks, ngroups, groups, s, &e);
+  for (int64_t l = 0; !err && l < e->nlaunch; ++l) {
+    const launch *L = &e->launches[l];
+    cudaError_t ce = (cudaError_t)bf_cuda_launch_elementwise(
+        args, (const bf_cuda_ctask *)((char *)e->dbuf + L->toff), (const bf_cuda_piece *)((char *)e->dbuf + L->poff),
+        L->npieces, s);
+    if (ce != cudaSuccess) err = cuda_fail(ce, "elementwise kernel");
   }
   pthread_mutex_unlock(&ops_lock);
-done:
-  free(count);
-  free(phase);
   return err ? 1 : 0;
 }
-
-/* ---- reduce -------------------------------------------------------------------------- */
 
 int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out) {
   memset(out, 0, sizeof *out);
@@ -296,81 +520,78 @@ int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, 
     if (e == 0) continue;
     ++n;
     total += e;
-    if (tasks[t].mask) mask_bytes += align8((size_t)task_elems(&tasks[t], 1));
+    if (tasks[t].mask) mask_bytes += align64((size_t)task_elems(&tasks[t], 1));
   }
   if (total == 0) return 0;
   cudaStream_t s = bf_cuda_stream();
   if (!s) return 1;
-  int64_t nb = bf_cuda_reduce_nblocks(total);
-  size_t o_tasks = align8((size_t)(n + 1) * sizeof(int64_t));
-  size_t o_masks = o_tasks + align8((size_t)n * sizeof(bf_ktask));
-  size_t o_parts = o_masks + mask_bytes;
-  size_t upload = o_parts;
-  size_t bytes = o_parts + (size_t)(nb + 1) * sizeof(bf_cuda_rpart);
-  int64_t *hprefix = malloc((size_t)(n + 1) * sizeof *hprefix); /* kept for decoding the index */
-  const bf_ktask **orig = malloc((size_t)(n > 0 ? n : 1) * sizeof *orig);
-  if (!hprefix || !orig) {
-    free(hprefix);
-    free(orig);
-    return 1;
-  }
+  int dev = -1;
+  (void)cudaGetDevice(&dev);
+  int64_t *sel = malloc((size_t)n * sizeof *sel);
+  if (!sel) return 1;
+  for (int64_t t = 0, m = 0; t < ntasks; ++t)
+    if (task_elems(&tasks[t], args->ncomp) > 0) sel[m++] = t;
   pthread_mutex_lock(&ops_lock);
-  int err = stage_reserve(bytes);
-  if (!err) {
-    char *h = h_stage, *d = d_stage;
-    int64_t *prefix = (int64_t *)h;
-    bf_ktask *tk = (bf_ktask *)(h + o_tasks);
-    size_t moff = o_masks;
-    int64_t m = 0;
-    prefix[0] = hprefix[0] = 0;
-    for (int64_t t = 0; t < ntasks; ++t) {
-      int64_t e = task_elems(&tasks[t], args->ncomp);
-      if (e == 0) continue;
-      tk[m] = tasks[t];
-      orig[m] = &tasks[t];
-      if (tasks[t].mask) {
-        size_t mb = (size_t)task_elems(&tasks[t], 1);
-        memcpy(h + moff, tasks[t].mask, mb);
-        tk[m].mask = (const uint8_t *)(d + moff);
-        moff += align8(mb);
-      }
-      prefix[m + 1] = hprefix[m + 1] = prefix[m] + e;
-      ++m;
-    }
-    err = stage_upload(upload, s);
-    bf_cuda_rpart *parts = (bf_cuda_rpart *)(d + o_parts);
+  const char *lbase = NULL;
+  launch L = {0, 0, 0};
+  int err = stage_reserve(0, false);
+  if (!err && mask_bytes == 0) { /* the cached launch list */
+    entry *e = cache_find(args, dev, ntasks, tasks, 0, NULL);
+    if (!e) err = cache_add(args, dev, ntasks, tasks, 0, NULL, s, &e);
+    if (!err && e->nlaunch == 1) lbase = e->dbuf, L = e->launches[0];
+  } else if (!err) { /* owner masks: built per call, through the scratch buffer */
+    size_t lb = build_launches(args, tasks, sel, &n, 1, NULL, NULL);
+    err = stage_reserve(lb + mask_bytes, true);
     if (!err) {
-      cudaError_t e = (cudaError_t)bf_cuda_launch_reduce(args, (const int64_t *)d, (const bf_ktask *)(d + o_tasks), n,
-                                                         total, parts, parts + nb, s);
-      if (e == cudaSuccess) e = cudaMemcpyAsync(h_result, parts + nb, sizeof *h_result, cudaMemcpyDeviceToHost, s);
-      if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-      if (e != cudaSuccess) err = cuda_fail(e, "reduction kernel");
-    }
-    if (!err) {
-      bf_cuda_rpart r = *h_result;
-      bool isum = args->type == BF_KTYPE_INT && (args->op == BF_ROP_SUM || args->op == BF_ROP_ABSSUM ||
-                                                 args->op == BF_ROP_SUMSQ || args->op == BF_ROP_DOT);
-      out->isum = (int64_t)r.isum;
-      out->value = isum ? (double)out->isum : r.v;
-      out->found = r.found != 0;
-      if ((args->op == BF_ROP_MIN || args->op == BF_ROP_MAX) && r.found && r.idx >= 0) {
-        int64_t lo = 0, hi = n - 1; /* task of element r.idx */
-        while (lo < hi) {
-          int64_t mid = lo + (hi - lo + 1) / 2;
-          if (hprefix[mid] <= r.idx) lo = mid;
-          else hi = mid - 1;
-        }
-        const bf_ktask *t = orig[lo];
-        int64_t l = r.idx - hprefix[lo], nx = (int64_t)t->hi[0] - t->lo[0] + 1, ny = (int64_t)t->hi[1] - t->lo[1] + 1,
-                nz = (int64_t)t->hi[2] - t->lo[2] + 1;
-        out->index[0] = t->lo[0] + (int)(l % nx);
-        out->index[1] = t->lo[1] + (int)(l / nx % ny);
-        out->index[2] = t->lo[2] + (int)(l / nx / ny % nz);
+      char *h = h_stage;
+      build_launches(args, tasks, sel, &n, 1, h, &L);
+      bf_cuda_ctask *ct = (bf_cuda_ctask *)(h + L.toff);
+      size_t moff = lb;
+      for (int64_t i = 0; i < n; ++i) {
+        const bf_ktask *t = &tasks[sel[i]];
+        if (!t->mask) continue;
+        size_t mb = (size_t)task_elems(t, 1);
+        memcpy(h + moff, t->mask, mb);
+        ct[i].mask = (const uint8_t *)((char *)d_stage + moff);
+        moff += align64(mb);
       }
+      err = stage_upload(d_stage, lb + mask_bytes, s);
+      lbase = d_stage;
+    }
+  }
+  if (!err && lbase) {
+    cudaError_t e = (cudaError_t)bf_cuda_launch_reduce(args, (const bf_cuda_ctask *)(lbase + L.toff),
+                                                       (const bf_cuda_piece *)(lbase + L.poff), L.npieces, d_parts,
+                                                       d_parts + BF_CUDA_RBLOCKS, s);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(h_result, d_parts + BF_CUDA_RBLOCKS, sizeof *h_result, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) err = cuda_fail(e, "reduction kernel");
+  }
+  if (!err && lbase) {
+    bf_cuda_rpart r = *h_result;
+    bool isum = args->type == BF_KTYPE_INT && (args->op == BF_ROP_SUM || args->op == BF_ROP_ABSSUM ||
+                                               args->op == BF_ROP_SUMSQ || args->op == BF_ROP_DOT);
+    out->isum = (int64_t)r.isum;
+    out->value = isum ? (double)out->isum : r.v;
+    out->found = r.found != 0;
+    if ((args->op == BF_ROP_MIN || args->op == BF_ROP_MAX) && r.found && r.idx >= 0) {
+      int64_t l = r.idx; /* element l of the non-empty tasks laid end to end */
+      const bf_ktask *t = NULL;
+      for (int64_t i = 0; i < n; ++i) {
+        t = &tasks[sel[i]];
+        int64_t ne = task_elems(t, args->ncomp);
+        if (l < ne) break;
+        l -= ne;
+      }
+      int64_t nx = (int64_t)t->hi[0] - t->lo[0] + 1, ny = (int64_t)t->hi[1] - t->lo[1] + 1,
+              nz = (int64_t)t->hi[2] - t->lo[2] + 1;
+      out->index[0] = t->lo[0] + (int)(l % nx);
+      out->index[1] = t->lo[1] + (int)(l / nx % ny);
+      out->index[2] = t->lo[2] + (int)(l / nx / ny % nz);
     }
   }
   pthread_mutex_unlock(&ops_lock);
-  free(hprefix);
-  free(orig);
-  return err ? 1 : 0;
+  free(sel);
+  return err || !lbase ? 1 : 0;
 }
