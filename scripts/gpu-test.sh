@@ -63,8 +63,8 @@ grep -q 'MISS' "$LOGS/bench_gpu.txt" && echo "(bench_gpu: some targets missed, s
 # the Python package, installed as users get it, then the GPU tests and the full suite
 if step pip_install "$PY" -m pip install --no-build-isolation --no-deps .; then
   # from tests/: the installed boxfab, not the source tree (exit 5, no test collected, fails too)
-  step pytest_gpu bash -c 'cd tests && exec "$0" -m pytest -m gpu -rs -q' "$PY"
-  step pytest_all bash -c 'cd tests && exec "$0" -m pytest -rs -q' "$PY"
+  step pytest_gpu bash -c 'cd tests && BOXFAB_TEST_DEVICE=gpu exec "$0" -m pytest -m gpu -rs -q -p no:cacheprovider python' "$PY"
+  step pytest_all bash -c 'cd tests && exec "$0" -m pytest -q -p no:cacheprovider python' "$PY"
 else
   fail "pip install failed: pytest not run" pytest
 fi
