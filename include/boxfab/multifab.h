@@ -242,6 +242,12 @@ BF_EXPORT int bf_multifab_sum_boundary(bf_multifab *mf, int scomp, int ncomp, bf
 BF_EXPORT int bf_multifab_override_sync(bf_multifab *mf, int scomp, int ncomp, const bf_periodicity *period);
 /** Nodal data: every shared point gets the average of all its copies. */
 BF_EXPORT int bf_multifab_average_sync(bf_multifab *mf, int scomp, int ncomp, const bf_periodicity *period);
+/** Copy components src [scomp, scomp+ncomp) -> dst [dcomp, dcomp+ncomp) of
+ *  every fab, ghost cells included, between any kinds of memory (host,
+ *  pinned, managed, device): dtoh_memcpy / htod_memcpy.  Same BoxArray, DM,
+ *  dtype and ghost widths required.  Synchronous: the data are in place when
+ *  it returns (after boxfab's pending GPU work). */
+BF_EXPORT int bf_multifab_memcpy(bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp, int ncomp);
 /** Nodal data (AMReX's WeightedSync): each copy of a point is multiplied by
  *  component 0 of `wgt` (same layout), then every copy of a shared point
  *  (periodic images included) gets the sum of all its weighted copies.

@@ -1,4 +1,6 @@
-/* Volume-weighted sync of nodal data (see include/boxfab/multifab.h). */
+/* Volume-weighted sync of nodal data, and whole-fab copies between any kinds
+ * of memory (see include/boxfab/multifab.h). */
+#include "boxfab/gpu.h"
 #include "boxfab/multifab.h"
 
 int bf_multifab_weighted_sync(bf_multifab *mf, const bf_multifab *wgt, const bf_periodicity *period) {
@@ -21,4 +23,31 @@ int bf_multifab_weighted_sync(bf_multifab *mf, const bf_multifab *wgt, const bf_
   if (!ierr) ierr = bf_multifab_copy(mf, sum, 0, 0, ncomp, zero);
   bf_multifab_destroy(&sum);
   return ierr;
+}
+
+int bf_multifab_memcpy(bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp, int ncomp) {
+  BF_CALL(bf_multifab_check(dst));
+  BF_CALL(bf_multifab_check(src));
+  BF_CALL(bf_multifab_check_compatible(dst, src, "memcpy"));
+  BF_CHECK(bf_multifab_dtype(dst) == bf_multifab_dtype(src), BF_ERROR_TYPE,
+           "memcpy: MultiFabs of different element types");
+  bf_intvect gs = bf_multifab_ngrow(src), gd = bf_multifab_ngrow(dst);
+  BF_CHECK(bf_intvect_equal(&gs, &gd), BF_ERROR_VALUE, "memcpy: the MultiFabs must have the same ghost widths");
+  BF_CHECK(ncomp >= 0 && scomp >= 0 && dcomp >= 0 && scomp + ncomp <= bf_multifab_ncomp(src) &&
+               dcomp + ncomp <= bf_multifab_ncomp(dst),
+           BF_ERROR_INDEX, "memcpy: components [%d, %d) of src (%d) or [%d, %d) of dst (%d) out of range", scomp,
+           scomp + ncomp, bf_multifab_ncomp(src), dcomp, dcomp + ncomp, bf_multifab_ncomp(dst));
+  BF_CHECK(bf_multifab_is_allocated(dst) && bf_multifab_is_allocated(src), BF_ERROR_RUNTIME,
+           "memcpy: a MultiFab holds no data");
+  const size_t es = bf_dtype_size(bf_multifab_dtype(dst));
+  /* components are contiguous blocks of nstride elements: one copy per fab */
+  for (int64_t li = 0; li < bf_multifab_nlocal(dst); ++li) {
+    bf_mf_fab d, s;
+    BF_CALL(bf_multifab_local_fab(dst, li, &d));
+    BF_CALL(bf_multifab_local_fab(src, li, &s));
+    const int64_t n = d.stride[2];
+    BF_CALL(bf_gpu_memcpy((char *)d.data + (size_t)(dcomp * n) * es, (const char *)s.data + (size_t)(scomp * n) * es,
+                          (size_t)(ncomp * n) * es));
+  }
+  return BF_SUCCESS;
 }

@@ -602,7 +602,7 @@ static PyObject *memcpy_impl(const char *func, PyObject *m, PyObject *const *arg
                  func);
     return NULL;
   }
-  if (bfpy_check(bf_multifab_copy(dst, src, sc, dc, nc, ng)) < 0 || bfpy_check(bf_gpu_synchronize()) < 0)
+  if (bfpy_check(bf_multifab_memcpy(dst, src, sc, dc, nc)) < 0)
     return NULL;
   Py_RETURN_NONE;
 }
