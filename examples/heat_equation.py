@@ -8,8 +8,9 @@
 explicit Euler in time, 7-point stencil in space.  The field lives in a
 MultiFab with one ghost layer; every step `fill_boundary` fills the ghost
 cells (from the neighbouring boxes and across the periodic boundaries) and
-the stencil is applied box by box through `to_numpy` views with NumPy
-slicing (no Python loop over cells).
+the stencil is applied box by box through zero-copy views with array
+slicing (no Python loop over cells): NumPy views of host memory, or CuPy
+views of device memory on a GPU machine (`to_xp`).
 
 Initial condition: u = 1 + sin(2 pi x) sin(2 pi y) cos(2 pi z), one Fourier
 mode on a constant.  That makes two honest checks possible at the end:
@@ -67,24 +68,40 @@ def main(argv=None):
 
         # Views are made once: they stay valid as long as the MultiFabs' data.
         # F order: [x, y, z, comp]; cell (i, j, k) of a box is at [i - lo + 1, ...].
+        # On a GPU machine the data are in device memory: CuPy views (to_xp), and
+        # since boxfab and CuPy work on different streams, a synchronization
+        # between boxfab's operations and the stencil.
+        gpu = amr.Config.have_gpu
+        if gpu:
+            import cupy as xp
+
+            def sync():
+                xp.cuda.runtime.deviceSynchronize()
+        else:
+            xp = np
+
+            def sync():
+                pass
+
         boxes = [(mfi.validbox(), mfi.fabbox()) for mfi in old]
-        v_old = [a[..., 0] for a in old.to_numpy()]
-        v_new = [a[..., 0] for a in new.to_numpy()]
+        v_old = [a[..., 0] for a in old.to_xp()]
+        v_new = [a[..., 0] for a in new.to_xp()]
 
         # Initial condition on the valid cells (cell centres (i + 0.5) dx).
         modes = []
         for (vb, fb), u in zip(boxes, v_old):
-            x = [(np.arange(vb.small_end[d], vb.big_end[d] + 1) + 0.5) * dx for d in range(3)]
-            mode = (np.sin(2 * np.pi * x[0])[:, None, None] * np.sin(2 * np.pi * x[1])[None, :, None]
-                    * np.cos(2 * np.pi * x[2])[None, None, :])
+            x = [(xp.arange(vb.small_end[d], vb.big_end[d] + 1) + 0.5) * dx for d in range(3)]
+            mode = (xp.sin(2 * np.pi * x[0])[:, None, None] * xp.sin(2 * np.pi * x[1])[None, :, None]
+                    * xp.cos(2 * np.pi * x[2])[None, None, :])
             modes.append(mode)
             u[...] = 0.0
             u[1:-1, 1:-1, 1:-1] = 1.0 + mode
-        mode_norm = sum(float(np.sum(m * m)) for m in modes)
+        mode_norm = sum(float(xp.sum(m * m)) for m in modes)
 
         def amplitude(views):
-            return sum(float(np.sum(u[1:-1, 1:-1, 1:-1] * m)) for u, m in zip(views, modes)) / mode_norm
+            return sum(float(xp.sum(u[1:-1, 1:-1, 1:-1] * m)) for u, m in zip(views, modes)) / mode_norm
 
+        sync()
         sum0 = old.sum(0)
         amp0 = amplitude(v_old)
         print(f"heat equation: {n}^3 cells in {ba.size} boxes of at most {args.max_grid}^3, "
@@ -93,10 +110,11 @@ def main(argv=None):
         t = 0.0
         for step in range(1, args.steps + 1):
             old.fill_boundary(period)
+            sync()
             for u, w in zip(v_old, v_new):
                 core = u[1:-1, 1:-1, 1:-1]
                 out = w[1:-1, 1:-1, 1:-1]
-                np.add(u[2:, 1:-1, 1:-1], u[:-2, 1:-1, 1:-1], out=out)
+                xp.add(u[2:, 1:-1, 1:-1], u[:-2, 1:-1, 1:-1], out=out)
                 out += u[1:-1, 2:, 1:-1]
                 out += u[1:-1, :-2, 1:-1]
                 out += u[1:-1, 1:-1, 2:]
@@ -104,6 +122,7 @@ def main(argv=None):
                 out -= 6.0 * core
                 out *= c
                 out += core
+            sync()
             old, new = new, old
             v_old, v_new = v_new, v_old
             t += dt
