@@ -5,7 +5,10 @@
 # the GPU with the CPU backend), then test_cuda_backend under
 # compute-sanitizer's memcheck, the benchmark table (build/gpu/bench_gpu, to
 # $OUT/bench_gpu.txt), then installs the Python package
-# (pip install --no-build-isolation --no-deps .) and runs `pytest -m gpu`
+# (pip install --no-build-isolation --no-deps .), appends the Python table
+# (benchmarks/gpu_bench.py: MultiFab ops vs memcpy and CuPy, fill_boundary,
+# per-box to_cupy overhead) to the same bench_gpu.txt ($OUT brings back at
+# most 8 files and the steps already write 8), and runs `pytest -m gpu`
 # and the full pytest suite from tests/.  Every step runs even when an
 # earlier one failed (except those that need the build); the last line says
 # PASSED or FAILED and names every failed step.  Logs go to $OUT when it is
@@ -62,11 +65,20 @@ grep -q 'MISS' "$LOGS/bench_gpu.txt" && echo "(bench_gpu: some targets missed, s
 
 # the Python package, installed as users get it, then the GPU tests and the full suite
 if step pip_install "$PY" -m pip install --no-build-isolation --no-deps .; then
+  # the Python table, appended to bench_gpu.txt; run from the repo root: `import boxfab` is the
+  # installed package (sys.path[0] is benchmarks/); checks fail the step, misses are in the table
+  echo "== gpu_bench_py" | tee -a "$LOGS/bench_gpu.txt"
+  PYTHONUNBUFFERED=1 "$PY" benchmarks/gpu_bench.py 2>&1 | tee -a "$LOGS/bench_gpu.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_bench.py failed (a check or a call)" gpu_bench_py
+  # it exits 0 when the installed boxfab uses no GPU or CuPy sees none: here that is a failure
+  grep -q '^gpu_bench.py: skipped' "$LOGS/bench_gpu.txt" && fail "gpu_bench.py skipped: no GPU seen" gpu_bench_py
+  grep -q '^gpu_bench.py: checks .* [1-9][0-9]* missed' "$LOGS/bench_gpu.txt" &&
+    echo "(gpu_bench.py: some targets missed, see bench_gpu.txt)"
   # from tests/: the installed boxfab, not the source tree (exit 5, no test collected, fails too)
   step pytest_gpu bash -c 'cd tests && BOXFAB_TEST_DEVICE=gpu exec "$0" -m pytest -m gpu -rs -q -p no:cacheprovider python' "$PY"
   step pytest_all bash -c 'cd tests && exec "$0" -m pytest -q -p no:cacheprovider python' "$PY"
 else
-  fail "pip install failed: pytest not run" pytest
+  fail "pip install failed: gpu_bench.py and pytest not run" pytest
 fi
 
 finish
