@@ -441,11 +441,10 @@ def test_numba_writes_into_boxfab_memory(amr3):
     try:
         kernel = numba_cuda.jit(fill)
         kernel[(2, 2, 3), (8, 8, 4)](d)
-    except (AttributeError, ImportError) as e:  # Numba's own modules failing to load (e.g. NumPy too new)
-        import traceback
-        if "numba" not in traceback.extract_tb(e.__traceback__)[-1].filename:
+    except AttributeError as e:  # numba-cuda older than the NumPy it runs with (e.g. np.row_stack is gone)
+        if "module 'numpy' has no attribute" not in str(e):
             raise
-        pytest.skip(f"numba-cuda cannot compile kernels on this machine: {e!r}")
+        pytest.skip(f"numba-cuda cannot compile kernels with this NumPy: {e}")
     numba_cuda.synchronize()
     assert np.array_equal(a4.to_host(), ref + 0.5)
     assert a4[3, 2, 1, 1] == 1123.5
