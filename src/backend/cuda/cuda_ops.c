@@ -172,19 +172,22 @@ static int64_t cut_task(int ti, int nx, int ny, int64_t planes, bf_cuda_piece *o
   return m;
 }
 
-static uintptr_t view_base(const bf_kview *v, const int lo[3], const int shift[3], size_t es) {
-  if (!v->data) return 0;
+/* Base of view v at lo - shift; unused views (data NULL in an absolute
+ * list) give 0.  In a relative list data is a byte offset (0 for a fab at
+ * the start of its buffer) and the kernel adds the call's base. */
+static uintptr_t view_base(const bf_kview *v, const int lo[3], const int shift[3], size_t es, bool rel) {
+  if (!v->data && !rel) return 0;
   int64_t o = ((int64_t)lo[0] - shift[0] - v->lo[0]) + ((int64_t)lo[1] - shift[1] - v->lo[1]) * v->js +
               ((int64_t)lo[2] - shift[2] - v->lo[2]) * v->ks;
   return (uintptr_t)v->data + (uintptr_t)(o * (int64_t)es);
 }
 
-static void make_ctask(const bf_ktask *t, size_t es, int64_t gofs, bf_cuda_ctask *c) {
+static void make_ctask(const bf_ktask *t, size_t es, int64_t gofs, bool rel, bf_cuda_ctask *c) {
   static const int noshift[3] = {0, 0, 0};
   memset(c, 0, sizeof *c);
-  c->a = view_base(&t->a, t->lo, noshift, es);
-  c->b = view_base(&t->b, t->lo, t->shift, es);
-  c->c = view_base(&t->c, t->lo, t->shift, es);
+  c->a = view_base(&t->a, t->lo, noshift, es, rel);
+  c->b = view_base(&t->b, t->lo, t->shift, es, rel);
+  c->c = view_base(&t->c, t->lo, t->shift, es, rel);
   c->ajs = t->a.js, c->aks = t->a.ks, c->ans = t->a.ns;
   c->bjs = t->b.js, c->bks = t->b.ks, c->bns = t->b.ns;
   c->cjs = t->c.js, c->cks = t->c.ks, c->cns = t->c.ns;
@@ -202,7 +205,7 @@ typedef struct launch {
  * concatenated), laid out from byte `base` of the staging buffer (NULL: only
  * count); returns the bytes used.  Tasks must be non-empty. */
 static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int64_t *sel, const int64_t *nsel,
-                             int64_t nl, char *h, launch *ls) {
+                             int64_t nl, bool rel, char *h, launch *ls) {
   size_t es = g->type == BF_KTYPE_DOUBLE ? sizeof(double) : sizeof(int), off = 0;
   const int64_t *s = sel;
   for (int64_t l = 0; l < nl; ++l) {
@@ -220,7 +223,7 @@ static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int
       int64_t m = 0;
       for (int64_t i = 0; i < nsel[l]; ++i) {
         const bf_ktask *t = &tasks[s[i]];
-        make_ctask(t, es, gofs, &ct[i]);
+        make_ctask(t, es, gofs, rel, &ct[i]);
         gofs += task_elems(t, g->ncomp);
         m += cut_task((int)i, ct[i].nx, ct[i].ny, (int64_t)ct[i].nz * g->ncomp, pc + m);
       }
@@ -279,7 +282,7 @@ static int64_t make_phases(const bf_kargs *g, int64_t ntasks, const bf_ktask *ta
 
 /* Build and upload the device list of `tasks` for calls like g.  Called with ops_lock held. */
 static int list_build(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
-                      const int64_t *groups, cudaStream_t s, cu_list **out) {
+                      const int64_t *groups, bool rel, cudaStream_t s, cu_list **out) {
   int64_t *phase = calloc((size_t)(ntasks > 0 ? ntasks : 1), sizeof *phase);
   int64_t *sel = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *sel);
   int64_t *nsel = NULL, nphases = 1, nl = 0;
@@ -306,9 +309,9 @@ static int list_build(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask
     if (!l->tinfo) goto oom;
     fill_tinfo(tasks, sel, m, g->ncomp, l->tinfo);
   }
-  size_t bytes = build_launches(g, tasks, sel, nsel, nl, NULL, NULL);
+  size_t bytes = build_launches(g, tasks, sel, nsel, nl, rel, NULL, NULL);
   if ((err = stage_reserve(bytes, false))) goto fail;
-  build_launches(g, tasks, sel, nsel, nl, h_stage, l->launches);
+  build_launches(g, tasks, sel, nsel, nl, rel, h_stage, l->launches);
   cudaError_t ce = cudaMalloc(&l->dbuf, bytes > 0 ? bytes : 64);
   if (ce != cudaSuccess) {
     l->dbuf = NULL;
@@ -427,7 +430,7 @@ static int cache_add(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask 
     return bf_error_set(BF_ERROR_MEMORY, "kernel", "out of memory for a CUDA task list");
   }
   cu_list *l = NULL;
-  int err = list_build(g, dev, ntasks, tasks, ngroups, groups, s, &l);
+  int err = list_build(g, dev, ntasks, tasks, ngroups, groups, false, s, &l);
   if (err) {
     free(copy), free(gcopy);
     return err;
@@ -674,11 +677,11 @@ int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, 
     fill_tinfo(tasks, sel, n, args->ncomp, ti);
   }
   launch L = {0, 0, 0};
-  size_t lb = err ? 0 : build_launches(args, tasks, sel, &n, 1, NULL, NULL);
+  size_t lb = err ? 0 : build_launches(args, tasks, sel, &n, 1, false, NULL, NULL);
   if (!err) err = stage_reserve(lb + mask_bytes, true);
   if (!err) {
     char *h = h_stage;
-    build_launches(args, tasks, sel, &n, 1, h, &L);
+    build_launches(args, tasks, sel, &n, 1, false, h, &L);
     bf_cuda_ctask *ct = (bf_cuda_ctask *)(h + L.toff);
     size_t moff = lb;
     for (int64_t i = 0; i < n; ++i) {
@@ -707,7 +710,7 @@ int bf_cuda_prepare(const bf_kargs *args, const bf_klist *list, void **handle) {
   const int64_t *groups = list->group_start && list->ngroups > 0 ? list->group_start : NULL;
   pthread_mutex_lock(&ops_lock);
   cu_list *l = NULL;
-  int err = list_build(args, dev, list->ntasks, list->tasks, list->ngroups, groups, s, &l);
+  int err = list_build(args, dev, list->ntasks, list->tasks, list->ngroups, groups, list->relative, s, &l);
   if (!err) need_exit_hook();
   pthread_mutex_unlock(&ops_lock);
   *handle = l;
