@@ -74,16 +74,21 @@ typedef struct bf_cuda_rscratch {
 } bf_cuda_rscratch;
 
 static inline int64_t bf_cuda_rgroups(int64_t npieces) { return (npieces + BF_CUDA_RGROUP - 1) / BF_CUDA_RGROUP; }
-static inline size_t bf_cuda_rscratch_bytes(int64_t npieces) {
-  int64_t g = bf_cuda_rgroups(npieces);
-  return (size_t)(1 + npieces + g) * sizeof(bf_cuda_rpart) + (size_t)(g + 1) * sizeof(unsigned);
+/* Layout of a scratch buffer for up to `cap` pieces: the counters first (at
+ * a place that does not depend on the launch, so that they stay 0), then the
+ * result, the partials of the pieces and of the groups. */
+static inline size_t bf_cuda_rcounter_bytes(int64_t cap) {
+  return ((size_t)(bf_cuda_rgroups(cap) + 1) * sizeof(unsigned) + 15) / 16 * 16;
 }
-static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base, int64_t npieces) {
+static inline size_t bf_cuda_rscratch_bytes(int64_t cap) {
+  return bf_cuda_rcounter_bytes(cap) + (size_t)(1 + cap + bf_cuda_rgroups(cap)) * sizeof(bf_cuda_rpart);
+}
+static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base, int64_t cap, int64_t npieces) {
   bf_cuda_rscratch s;
-  s.result = (bf_cuda_rpart *)base;
+  s.counters = (unsigned *)base;
+  s.result = (bf_cuda_rpart *)((char *)base + bf_cuda_rcounter_bytes(cap));
   s.parts = s.result + 1;
   s.gparts = s.parts + npieces;
-  s.counters = (unsigned *)(s.gparts + bf_cuda_rgroups(npieces));
   return s;
 }
 

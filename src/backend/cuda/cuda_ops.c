@@ -45,7 +45,7 @@ static cudaEvent_t stage_ev;
 static bool stage_ev_made, stage_ev_pending;
 static bf_cuda_rpart *h_result;     /* pinned: the reduction's result */
 static void *d_rscratch;            /* reductions: partials and counters (cuda_impl.h) */
-static size_t rscratch_cap;
+static int64_t rscratch_cap;        /* pieces it has room for */
 static int rscratch_dev = -1;
 
 static int cuda_fail(cudaError_t e, const char *what) {
@@ -127,17 +127,17 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
   (void)cudaGetDevice(&dev);
   if (!h_result && (e = cudaMallocHost((void **)&h_result, sizeof *h_result)) != cudaSuccess)
     return cuda_fail(e, "kernel");
-  size_t need = bf_cuda_rscratch_bytes(npieces);
-  if (need > rscratch_cap || dev != rscratch_dev) {
-    size_t cap = need > 2 * rscratch_cap ? need : 2 * rscratch_cap;
+  if (npieces > rscratch_cap || dev != rscratch_dev) {
+    int64_t cap = npieces > 2 * rscratch_cap ? npieces : 2 * rscratch_cap;
+    size_t bytes = bf_cuda_rscratch_bytes(cap);
     dev_free(rscratch_dev, d_rscratch);
     d_rscratch = NULL, rscratch_cap = 0;
-    if ((e = cudaMalloc(&d_rscratch, cap)) != cudaSuccess) return cuda_fail(e, "kernel");
+    if ((e = cudaMalloc(&d_rscratch, bytes)) != cudaSuccess) return cuda_fail(e, "kernel");
     rscratch_cap = cap, rscratch_dev = dev;
     /* the counters start at 0; every launch leaves them at 0 */
-    if ((e = cudaMemsetAsync(d_rscratch, 0, cap, s)) != cudaSuccess) return cuda_fail(e, "kernel");
+    if ((e = cudaMemsetAsync(d_rscratch, 0, bytes, s)) != cudaSuccess) return cuda_fail(e, "kernel");
   }
-  *out = bf_cuda_rscratch_at(d_rscratch, npieces);
+  *out = bf_cuda_rscratch_at(d_rscratch, rscratch_cap, npieces);
   return BF_SUCCESS;
 }
 
