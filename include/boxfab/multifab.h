@@ -269,6 +269,17 @@ BF_EXPORT int bf_multifab_parallel_add(bf_multifab *dst, const bf_multifab *src,
 BF_EXPORT int bf_plan_cache_size(void);
 BF_EXPORT void bf_plan_cache_clear(void);
 
+/* Kept task lists (introspection, for tests).  Element-wise operations and
+ * reductions keep the task list of a call with the destination MultiFab (a
+ * few, least recently used dropped), keyed by the source MultiFabs, the
+ * region and the ghost width, so that a repeated call builds nothing; a GPU
+ * backend keeps its device form with it.  Returns the number of lists `mf`
+ * keeps (0 for NULL). */
+BF_EXPORT int bf_multifab_task_cache_size(const bf_multifab *mf);
+/* Process-wide: task lists built so far (`built`) and alive now (`live`);
+ * either may be NULL. */
+BF_EXPORT void bf_multifab_task_cache_stats(int64_t *built, int64_t *live);
+
 #ifdef __cplusplus
 }
 #endif

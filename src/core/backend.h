@@ -78,7 +78,23 @@ typedef struct bf_kargs {
   double s0, s1;
   int ncomp;   /* components processed: a uses acomp.., b bcomp.., c ccomp.. */
   int acomp, bcomp, ccomp;
+  /* Bases added to the views' data pointers of a list prepared with relative
+   * views (prepare/run_* only; see bf_klist): 0 for absolute views. */
+  uintptr_t abase, bbase, cbase;
 } bf_kargs;
+
+/* A task list the core keeps (a MultiFab's cached task list, a copy plan's
+ * element-wise form): `tasks` stays valid and unchanged until the backend's
+ * handle for it is released.  group_start as in `elementwise` (NULL: every
+ * task independent).  `relative`: the views' data are byte offsets to which
+ * the bases of bf_kargs are added (the CPU table never sees such lists). */
+typedef struct bf_klist {
+  int64_t ntasks;
+  const bf_ktask *tasks;
+  int64_t ngroups;
+  const int64_t *group_start;
+  bool relative;
+} bf_klist;
 
 /* Result of a reduction.  For SUM/ABSSUM/SUMSQ/DOT of int data `isum` holds
  * the exact 64-bit sum and `value` the same as double. */
@@ -148,7 +164,24 @@ typedef struct bf_backend {
   int (*reduce)(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
   /* Exchange tasks (ghost exchange, copies between layouts), see bf_xlist. */
   int (*exchange)(const bf_xargs *args, const struct bf_xlist *list);
+  /* Optional (NULL in the CPU table): the backend's own form of a kept task
+   * list (a device launch list), built once.  prepare makes a handle for
+   * calls with arguments like `args`: the same type and ncomp, and for
+   * grouped lists also the same op class (bf_khandle_opbits) and components;
+   * run_elementwise / run_reduce (no masks, no groups) then cost only the
+   * launches.  release frees a handle (NULL: nothing).  Each returns 0 or 1
+   * with the error message set. */
+  int (*prepare)(const bf_kargs *args, const bf_klist *list, void **handle);
+  int (*run_elementwise)(void *handle, const bf_kargs *args);
+  int (*run_reduce)(void *handle, const bf_kargs *args, bf_kresult *out);
+  void (*release)(void *handle);
 } bf_backend;
+
+/* What of an element-wise op a grouped list's handle depends on (the
+ * conflicts between tasks): reads b, reads c, writes b. */
+static inline int bf_khandle_opbits(int op) {
+  return (op >= BF_KOP_COPY) | (op == BF_KOP_LINCOMB || op == BF_KOP_ADDPRODUCT) << 1 | (op == BF_KOP_SWAP) << 2;
+}
 
 enum {
   BF_MEMFLAG_HOST = 1,

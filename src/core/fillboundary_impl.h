@@ -47,6 +47,24 @@ typedef struct bf_plan_exec {
   int64_t points; /* sum of the tasks' points */
 } bf_plan_exec;
 
+/* The element-wise form of a plan for backends without an exchange kernel
+ * (CUDA): one bf_ktask per item, views relative to the MultiFabs' buffers
+ * (valid for every MultiFab of the same layout: ghost widths, components,
+ * type), and the backend's handle of it for one kind of call (op class,
+ * components).  Built on first use and kept with the plan; released with
+ * it. */
+typedef struct bf_plan_glist {
+  struct bf_plan_glist *next;
+  int dng[3], sng[3];
+  int dncomp, sncomp, dtype;
+  bool has_src, serial;
+  int ncomp, acomp, bcomp, opbits;
+  bf_ktask *tasks;
+  int64_t all[2]; /* the one group of a serial run */
+  const bf_backend *be;
+  void *handle;
+} bf_plan_glist;
+
 typedef struct bf_plan {
   long refcount;
   bf_copy_item *items;
@@ -55,8 +73,10 @@ typedef struct bf_plan {
   int64_t ngroups;
   bool needs_tmp;  /* sum_boundary: some item reads cells another writes */
   bool free_order; /* no item reads points an item writes, and no two write the same point */
-  pthread_mutex_t lock; /* guards execs */
+  pthread_mutex_t lock; /* guards execs and glists */
   bf_plan_exec *execs;
+  bf_plan_glist *glists;
+  int nglists;
 } bf_plan;
 
 /* The plan of `key` (cached); release it with bf_plan_done. */
@@ -66,5 +86,13 @@ void bf_plan_done(bf_plan *plan);
 /* The compiled form of `plan` for destination `dst` and source `src` (their
  * ghost widths; src NULL: as dst), built on first use; owned by the plan. */
 int bf_plan_exec_get(bf_plan *plan, const bf_multifab *dst, const bf_multifab *src, const bf_plan_exec **exec);
+
+/* The kept element-wise form of `plan` for a call with kernel arguments g
+ * (op, type, ncomp, acomp, bcomp) on dst and src (NULL: no source) with
+ * backend `be` (which has `prepare`); `serial`: all items as one group.
+ * *out NULL (and success) when the plan keeps too many forms already: the
+ * caller builds the tasks itself.  Owned by the plan. */
+int bf_plan_glist_get(bf_plan *plan, const bf_backend *be, const bf_kargs *g, const bf_multifab *dst,
+                      const bf_multifab *src, bool serial, const bf_plan_glist **out);
 
 #endif

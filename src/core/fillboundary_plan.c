@@ -301,6 +301,12 @@ static void exec_free(struct bf_plan_exec *e);
 
 static void plan_release(bf_plan *p) {
   if (p && __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+    for (bf_plan_glist *l = p->glists, *next; l; l = next) {
+      next = l->next;
+      if (l->handle) l->be->release(l->handle);
+      free(l->tasks);
+      free(l);
+    }
     for (bf_plan_exec *e = p->execs, *next; e; e = next) {
       next = e->next;
       exec_free(e);
@@ -521,6 +527,80 @@ int bf_plan_exec_get(bf_plan *p, const bf_multifab *dst, const bf_multifab *src,
 }
 
 void bf_plan_done(bf_plan *p) { plan_release(p); }
+
+/* ---- element-wise form (backends without an exchange kernel) --------------------- */
+
+#define MAX_GLISTS 16
+
+static void ng3(const bf_multifab *mf, int ng[3]) {
+  for (int d = 0; d < 3; ++d) ng[d] = d < mf->dim ? mf->ngrow.v[d] : 0;
+}
+
+static bool glist_match(const bf_plan_glist *l, const bf_backend *be, const bf_kargs *g, const bf_multifab *dst,
+                        const bf_multifab *src, bool serial) {
+  int dng[3], sng[3] = {0, 0, 0};
+  ng3(dst, dng);
+  if (src) ng3(src, sng);
+  return l->be == be && l->serial == serial && l->has_src == (src != NULL) && !memcmp(l->dng, dng, sizeof dng) &&
+         !memcmp(l->sng, sng, sizeof sng) && l->dncomp == dst->ncomp && l->dtype == dst->dtype &&
+         (!src || l->sncomp == src->ncomp) && l->ncomp == g->ncomp && l->acomp == g->acomp &&
+         l->bcomp == g->bcomp && l->opbits == bf_khandle_opbits(g->op);
+}
+
+/* A view of local fab li of mf relative to its buffer. */
+static void rel_view(const bf_multifab *mf, int64_t li, bf_kview *v) {
+  bf_mf_kview(mf, li, v);
+  v->data = (void *)(uintptr_t)mf->offsets[li];
+}
+
+static int glist_build(const bf_plan *p, const bf_backend *be, const bf_kargs *g, const bf_multifab *dst,
+                       const bf_multifab *src, bool serial, bf_plan_glist **out) {
+  bf_plan_glist *l = calloc(1, sizeof *l);
+  bf_ktask *t = calloc((size_t)(p->nitems > 0 ? p->nitems : 1), sizeof *t);
+  if (!l || !t) {
+    free(l), free(t);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory in the ghost exchange");
+  }
+  for (int64_t i = 0; i < p->nitems; ++i) {
+    const bf_copy_item *it = &p->items[i];
+    bf_box_pad3(&it->region, t[i].lo, t[i].hi);
+    memcpy(t[i].shift, it->shift, sizeof t[i].shift);
+    rel_view(dst, it->dst_li, &t[i].a);
+    if (src) rel_view(src, it->src_li, &t[i].b);
+  }
+  ng3(dst, l->dng);
+  if (src) ng3(src, l->sng);
+  l->dncomp = dst->ncomp, l->sncomp = src ? src->ncomp : 0, l->dtype = dst->dtype;
+  l->has_src = src != NULL, l->serial = serial;
+  l->ncomp = g->ncomp, l->acomp = g->acomp, l->bcomp = g->bcomp, l->opbits = bf_khandle_opbits(g->op);
+  l->tasks = t;
+  l->all[0] = 0, l->all[1] = p->nitems;
+  l->be = be;
+  bf_klist kl = {.ntasks = p->nitems, .tasks = t, .ngroups = serial ? 1 : p->ngroups,
+                 .group_start = serial ? l->all : p->group_start, .relative = true};
+  if (be->prepare(g, &kl, &l->handle)) {
+    free(t), free(l);
+    return BF_ERROR_MEMORY; /* message set by the backend */
+  }
+  *out = l;
+  return BF_SUCCESS;
+}
+
+int bf_plan_glist_get(bf_plan *p, const bf_backend *be, const bf_kargs *g, const bf_multifab *dst,
+                      const bf_multifab *src, bool serial, const bf_plan_glist **out) {
+  *out = NULL;
+  pthread_mutex_lock(&p->lock);
+  bf_plan_glist *l = p->glists;
+  while (l && !glist_match(l, be, g, dst, src, serial)) l = l->next;
+  int err = BF_SUCCESS;
+  if (!l && p->nglists < MAX_GLISTS) {
+    err = glist_build(p, be, g, dst, src, serial, &l);
+    if (!err) l->next = p->glists, p->glists = l, ++p->nglists;
+  }
+  pthread_mutex_unlock(&p->lock);
+  *out = err ? NULL : l;
+  return err;
+}
 
 static void drop_entry(entry *e) {
   bf_boxarray_destroy(&e->key.dst_ba);

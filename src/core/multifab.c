@@ -8,6 +8,7 @@
 
 static void multifab_free(bf_object *obj) {
   bf_multifab *mf = (bf_multifab *)obj;
+  bf_mf_tcache_free(mf);
   bf_buffer_destroy(&mf->buffer);
   bf_boxarray_destroy(&mf->ba);
   bf_distmap_destroy(&mf->dm);
@@ -41,6 +42,7 @@ int bf_multifab_create(bf_boxarray *ba, bf_distmap *dm, int ncomp, bf_intvect ng
   BF_CHECK(mf != NULL, BF_ERROR_MEMORY, "out of memory for a MultiFab");
   bf_object_init(&mf->obj, multifab_free);
   mf->runtime_id = rid;
+  mf->uid = bf_mf_new_uid();
   mf->ba = bf_boxarray_retain(ba);
   mf->dm = bf_distmap_retain(dm);
   mf->dim = dim, mf->ncomp = ncomp, mf->dtype = dtype, mf->ngrow = ngrow;
@@ -104,6 +106,7 @@ int bf_multifab_check(const bf_multifab *mf) {
 
 int bf_multifab_clear(bf_multifab *mf) {
   BF_CALL(bf_multifab_check(mf));
+  bf_mf_tcache_free(mf);
   bf_buffer_destroy(&mf->buffer);
   return BF_SUCCESS;
 }

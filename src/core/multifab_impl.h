@@ -21,6 +21,8 @@ struct bf_multifab {
   int64_t *g2l;     /* size(ba): local index or -1 */
   size_t *offsets;  /* nlocal: byte offset of each fab's data */
   size_t nbytes;    /* bytes of all local data */
+  uint64_t uid;     /* never reused: keys of kept task lists */
+  struct bf_tc_entry *tcache; /* kept task lists (multifab_tcache.c) */
 };
 
 static inline const bf_box *mf_validbox(const bf_multifab *mf, int64_t li) {
@@ -80,5 +82,26 @@ static inline const bf_backend *bf_mf_backend(const bf_multifab *a, const bf_mul
   const struct bf_arena *ar[3] = {a->arena, b ? b->arena : NULL, c ? c->arena : NULL};
   return bf_backend_for_arenas(3, ar, what);
 }
+
+/* ---- kept task lists (multifab_tcache.c) --------------------------------------
+ * The tasks of an element-wise op or reduction over local fabs (views a of
+ * `a`, b of `b`, c of `c` (may be NULL), region = (valid grown by ng) ∩
+ * region, empty ones skipped), kept with `a` and reused by later calls with
+ * the same b, c, region and ng.  get returns a reference (release with put);
+ * the list stays valid until then. */
+typedef struct bf_tc_entry bf_tc_entry;
+int bf_mf_tasks_get(const bf_multifab *a, const bf_multifab *b, const bf_multifab *c, const bf_box *region,
+                    bf_intvect ng, bf_tc_entry **out);
+void bf_mf_tasks_put(bf_tc_entry *e);
+int64_t bf_tc_ntasks(const bf_tc_entry *e);
+const bf_ktask *bf_tc_tasks(const bf_tc_entry *e);
+/* Run g over the kept list with backend `be` (through its kept device form
+ * when the backend has one).  Return the backend's status (0 = success). */
+int bf_tc_elementwise(const bf_backend *be, bf_tc_entry *e, const bf_kargs *g);
+int bf_tc_reduce(const bf_backend *be, bf_tc_entry *e, const bf_kargs *g, bf_kresult *out);
+/* Drop every list `mf` keeps (at destruction). */
+void bf_mf_tcache_free(bf_multifab *mf);
+/* A new uid for a MultiFab. */
+uint64_t bf_mf_new_uid(void);
 
 #endif

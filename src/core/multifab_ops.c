@@ -7,39 +7,18 @@
 
 #include "multifab_impl.h"
 
-/* Tasks over the local fabs: region = (valid grown by ng) ∩ region, empty ones skipped.
- * Views a (dst), b, c of up to three MultiFabs on the same layout. */
-static int make_tasks(const bf_multifab *a, const bf_multifab *b, const bf_multifab *c, const bf_box *region,
-                      bf_intvect ng, bf_ktask **out, int64_t *n) {
-  bf_ktask *t = calloc((size_t)(a->nlocal > 0 ? a->nlocal : 1), sizeof *t);
-  BF_CHECK(t != NULL, BF_ERROR_MEMORY, "out of memory");
-  int64_t m = 0;
-  for (int64_t li = 0; li < a->nlocal; ++li) {
-    bf_box bx = *mf_validbox(a, li);
-    (void)bf_box_grow(&bx, ng.v);
-    if (region) bf_box_intersection(&bx, region, &bx);
-    if (!bf_box_ok(&bx)) continue;
-    bf_box_pad3(&bx, t[m].lo, t[m].hi);
-    bf_mf_kview(a, li, &t[m].a);
-    if (b) bf_mf_kview(b, li, &t[m].b);
-    if (c) bf_mf_kview(c, li, &t[m].c);
-    ++m;
-  }
-  *out = t;
-  *n = m;
-  return BF_SUCCESS;
-}
-
+/* The task list of a call is kept with the destination (multifab_tcache.c):
+ * a repeated operation builds nothing, and the backend's device form of it
+ * is kept too. */
 static int run_elementwise(bf_kargs *g, const bf_multifab *a, const bf_multifab *b, const bf_multifab *c,
                            const bf_box *region, bf_intvect ng) {
   const bf_backend *be = bf_mf_backend(a, b, c, "MultiFab operation");
   if (!be) return BF_ERROR_VALUE;
-  bf_ktask *t = NULL;
-  int64_t n;
-  BF_CALL(make_tasks(a, b, c, region, ng, &t, &n));
+  bf_tc_entry *e = NULL;
+  BF_CALL(bf_mf_tasks_get(a, b, c, region, ng, &e));
   g->type = bf_ktype_of(a->dtype);
-  int err = n > 0 ? be->elementwise(g, n, t, 0, NULL) : 0;
-  free(t);
+  int err = bf_tc_elementwise(be, e, g);
+  bf_mf_tasks_put(e);
   BF_CHECK(err == 0, BF_ERROR_MEMORY, "out of memory in a MultiFab kernel");
   return BF_SUCCESS;
 }
@@ -181,32 +160,40 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
   }
   const bf_backend *be = bf_mf_backend(a, b, NULL, what);
   if (!be) return BF_ERROR_VALUE;
-  bf_ktask *t = NULL;
-  int64_t n;
-  BF_CALL(make_tasks(a, b, NULL, region, ng, &t, &n));
+  bf_tc_entry *e = NULL;
+  BF_CALL(bf_mf_tasks_get(a, b, NULL, region, ng, &e));
+  bf_kargs g = {.op = op, .type = bf_ktype_of(a->dtype), .ncomp = ncomp, .acomp = comp, .bcomp = bcomp};
   int err = BF_SUCCESS;
-  if (unique) {
-    /* the masks: tasks are in local fab order, skipping empty ones */
-    int64_t m = 0;
-    bf_box all = bf_mesh_bounding(a->ba, NULL);
-    bf_isect_list scratch = {0};
-    for (int64_t li = 0; li < a->nlocal && m < n; ++li) {
-      bf_box bx = *mf_validbox(a, li);
-      if (region) bf_box_intersection(&bx, region, &bx);
-      if (!bf_box_ok(&bx)) continue;
-      uint8_t *mask;
-      err = bf_mf_unique_mask(a, li, &bx, &all, period, &scratch, &mask);
-      if (err) break;
-      t[m++].mask = mask;
-    }
-    bf_isect_list_free(&scratch);
+  if (!unique) {
+    if (bf_tc_reduce(be, e, &g, res)) err = bf_error_set(BF_ERROR_MEMORY, what, "out of memory");
+    bf_mf_tasks_put(e);
+    return err;
   }
-  if (!err) {
-    bf_kargs g = {.op = op, .type = bf_ktype_of(a->dtype), .ncomp = ncomp, .acomp = comp, .bcomp = bcomp};
-    if (be->reduce(&g, n, t, res)) err = bf_error_set(BF_ERROR_MEMORY, what, "out of memory");
+  /* owner masks, built per call on a copy of the kept tasks (in local fab
+   * order, skipping empty ones) */
+  int64_t n = bf_tc_ntasks(e);
+  bf_ktask *t = malloc((size_t)(n > 0 ? n : 1) * sizeof *t);
+  if (!t) {
+    bf_mf_tasks_put(e);
+    BF_ERROR(BF_ERROR_MEMORY, "%s: out of memory", what);
   }
-  if (unique)
-    for (int64_t i = 0; i < n; ++i) free((void *)t[i].mask);
+  memcpy(t, bf_tc_tasks(e), (size_t)n * sizeof *t);
+  bf_mf_tasks_put(e);
+  int64_t m = 0;
+  bf_box all = bf_mesh_bounding(a->ba, NULL);
+  bf_isect_list scratch = {0};
+  for (int64_t li = 0; li < a->nlocal && m < n; ++li) {
+    bf_box bx = *mf_validbox(a, li);
+    if (region) bf_box_intersection(&bx, region, &bx);
+    if (!bf_box_ok(&bx)) continue;
+    uint8_t *mask;
+    err = bf_mf_unique_mask(a, li, &bx, &all, period, &scratch, &mask);
+    if (err) break;
+    t[m++].mask = mask;
+  }
+  bf_isect_list_free(&scratch);
+  if (!err && be->reduce(&g, n, t, res)) err = bf_error_set(BF_ERROR_MEMORY, what, "out of memory");
+  for (int64_t i = 0; i < m; ++i) free((void *)t[i].mask);
   free(t);
   return err;
 }

@@ -23,6 +23,10 @@ static int ndevices;
 int bf_cuda_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
                         const int64_t *group_start);
 int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
+int bf_cuda_prepare(const bf_kargs *args, const bf_klist *list, void **handle);
+int bf_cuda_run_elementwise(void *handle, const bf_kargs *args);
+int bf_cuda_run_reduce(void *handle, const bf_kargs *args, bf_kresult *out);
+void bf_cuda_release(void *handle);
 
 static int cuda_fail(cudaError_t e, const char *what) {
   (void)cudaGetLastError(); /* clear a sticky-free error */
@@ -253,6 +257,10 @@ int bf_backend_cuda_fill(bf_backend *b) {
   b->mem_flags = cu_flags;
   b->elementwise = bf_cuda_elementwise;
   b->reduce = bf_cuda_reduce;
+  b->prepare = bf_cuda_prepare;
+  b->run_elementwise = bf_cuda_run_elementwise;
+  b->run_reduce = bf_cuda_run_reduce;
+  b->release = bf_cuda_release;
   b->exchange = NULL; /* the core runs ghost-exchange plans as element-wise tasks */
   return 0;
 }

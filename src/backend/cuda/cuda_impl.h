@@ -10,8 +10,9 @@
  * piece element e is (e % nxb, e / nxb % nj, e / nxb / nj): divisions by
  * per-piece constants, done with a float reciprocal and an exact correction
  * (no 32/64-bit integer division per element), and consecutive threads touch
- * consecutive x (coalesced).  Block b of an element-wise launch does piece b;
- * reduction block g does pieces [g*npieces/G, (g+1)*npieces/G) in order. */
+ * consecutive x (coalesced).  Block b of a launch does piece b.  The views'
+ * base pointers a, b, c of a task have the bases of bf_kargs added (lists
+ * with relative views; 0 otherwise). */
 #ifndef BOXFAB_CUDA_IMPL_H
 #define BOXFAB_CUDA_IMPL_H
 
@@ -46,21 +47,49 @@ typedef struct bf_cuda_piece {
   int task, p0, np, j0, nj, x0, nxb, count;
 } bf_cuda_piece;
 
-/* Partial result of one reduction block (and the final result). */
+/* Partial result of a reduction (one per piece, one per group of
+ * BF_CUDA_RGROUP pieces, and the final result): 16 bytes.
+ *   SUM / ABSSUM / SUMSQ / DOT: v (double data) or aux (exact int64 sum of
+ *     int data, wrapping);
+ *   MIN / MAX: v and aux = global element index of the first extremum, -1
+ *     when no element was seen;
+ *   ABSMAX: v = max |a|, aux = 1 when an element was seen;
+ *   HASNAN / HASINF: aux = 1 when one was found. */
 typedef struct bf_cuda_rpart {
-  double v;      /* sum, extremum or |max| */
-  uint64_t isum; /* exact sum of int data (wraps) */
-  int64_t idx;   /* MIN/MAX: global element index of the first extremum */
-  int found;     /* MIN/MAX: an element was seen; HASNAN/HASINF: one found */
-  int pad;
+  double v;
+  int64_t aux;
 } bf_cuda_rpart;
 
-/* Reductions: at most BF_CUDA_RBLOCKS blocks; the number depends only on the
- * number of pieces (fixed by the task list), so the result is the same on
- * every run and every device. */
-#define BF_CUDA_RBLOCKS 4096
-static inline int64_t bf_cuda_reduce_nblocks(int64_t npieces) {
-  return npieces < BF_CUDA_RBLOCKS ? npieces : BF_CUDA_RBLOCKS;
+/* Reductions: one block per piece; the last block to finish in each group
+ * of BF_CUDA_RGROUP consecutive pieces combines the group's partials in a
+ * fixed tree, and the last group the group partials (in a fixed order): the
+ * result depends only on the data and the task list, never on the device,
+ * the run or the order in which blocks finish.  Scratch (device memory): the
+ * result, one partial per piece and per group, and one counter per group
+ * plus one (all 0 between launches: the kernel resets what it counts). */
+#define BF_CUDA_RGROUP 256
+typedef struct bf_cuda_rscratch {
+  bf_cuda_rpart *result, *parts, *gparts;
+  unsigned *counters;
+} bf_cuda_rscratch;
+
+static inline int64_t bf_cuda_rgroups(int64_t npieces) { return (npieces + BF_CUDA_RGROUP - 1) / BF_CUDA_RGROUP; }
+/* Layout of a scratch buffer for up to `cap` pieces: the counters first (at
+ * a place that does not depend on the launch, so that they stay 0), then the
+ * result, the partials of the pieces and of the groups. */
+static inline size_t bf_cuda_rcounter_bytes(int64_t cap) {
+  return ((size_t)(bf_cuda_rgroups(cap) + 1) * sizeof(unsigned) + 15) / 16 * 16;
+}
+static inline size_t bf_cuda_rscratch_bytes(int64_t cap) {
+  return bf_cuda_rcounter_bytes(cap) + (size_t)(1 + cap + bf_cuda_rgroups(cap)) * sizeof(bf_cuda_rpart);
+}
+static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base, int64_t cap, int64_t npieces) {
+  bf_cuda_rscratch s;
+  s.counters = (unsigned *)base;
+  s.result = (bf_cuda_rpart *)((char *)base + bf_cuda_rcounter_bytes(cap));
+  s.parts = s.result + 1;
+  s.gparts = s.parts + npieces;
+  return s;
 }
 
 /* Element-wise op g over the pieces (device arrays) on stream s.  Returns a
@@ -68,11 +97,10 @@ static inline int64_t bf_cuda_reduce_nblocks(int64_t npieces) {
 int bf_cuda_launch_elementwise(const bf_kargs *g, const bf_cuda_ctask *tasks, const bf_cuda_piece *pieces,
                                int64_t npieces, cudaStream_t s);
 
-/* Reduction g over the pieces: stage 1 writes bf_cuda_reduce_nblocks(npieces)
- * partials, stage 2 combines them in a fixed order into *result (all device
- * memory).  Returns a cudaError_t. */
+/* Reduction g over the pieces (one launch, see bf_cuda_rscratch) into
+ * *scratch->result.  Returns a cudaError_t. */
 int bf_cuda_launch_reduce(const bf_kargs *g, const bf_cuda_ctask *tasks, const bf_cuda_piece *pieces,
-                          int64_t npieces, bf_cuda_rpart *partials, bf_cuda_rpart *result, cudaStream_t s);
+                          int64_t npieces, const bf_cuda_rscratch *scratch, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -10,11 +10,17 @@
  * backend and the file is compiled with --fmad=false: results are bitwise
  * equal to the CPU's.
  *
- * Reductions: stage 1 gives block g the pieces [g*P/G, (g+1)*P/G) (G fixed by
- * the number of pieces P), its threads accumulate their elements in a fixed
- * order and combine in a fixed tree; stage 2 (one block) combines the G
- * partials in a fixed tree.  The result depends only on the data and the task
- * list, not on the device or the run. */
+ * Reductions: one launch, block b does piece b as the element-wise kernels do
+ * (short blocks, a full machine until the end), BF_CUDA_RITEMS loads per
+ * operand in flight per thread; each thread accumulates its elements in a
+ * fixed order, the block combines them in a fixed tree (warp shuffles, then
+ * the 8 warps in order) and writes the piece's 16-byte partial.  The last
+ * block to finish in a group of BF_CUDA_RGROUP pieces (an atomic ticket)
+ * combines the group's partials in a fixed tree, the last group the group
+ * partials in a fixed order (cuda_impl.h): the result depends only on the
+ * data and the task list, not on the device, the run or the order in which
+ * blocks finish.  Min/max carry an element number inside the piece (int),
+ * turned into a global index once per piece. */
 #include <math.h>
 #include <stdint.h>
 
@@ -137,14 +143,15 @@ template <typename T> struct EwParams {
   const bf_cuda_piece *pieces;
   T s0, s1;
   int acomp, bcomp, ccomp;
+  uintptr_t abase, bbase, cbase;
 };
 
 template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) ew_kernel(EwParams<T> p) {
   const bf_cuda_piece pc = p.pieces[blockIdx.x];
   const bf_cuda_ctask &t = p.tasks[pc.task];
   PieceDecoder dec(pc, t.nz);
-  T *A = (T *)t.a;
-  const T *B = (const T *)t.b, *C = (const T *)t.c;
+  T *A = (T *)(t.a + p.abase);
+  const T *B = (const T *)(t.b + p.bbase), *C = (const T *)(t.c + p.cbase);
   int64_t ajs = t.ajs, aks = t.aks, ans = t.ans;
   int64_t bjs = 0, bks = 0, bns = 0, cjs = 0, cks = 0, cns = 0;
   if (Uses<OP>::b) bjs = t.bjs, bks = t.bks, bns = t.bns;
@@ -214,174 +221,202 @@ template <typename T> cudaError_t dispatch_ew(int op, const EwParams<T> &p, int6
 
 /* ---- reductions -------------------------------------------------------------------- */
 
+#define RITEMS 8 /* elements per thread per batch: loads in flight per operand */
+#define NWARPS (BF_CUDA_THREADS / 32)
+
 struct RParams {
   const bf_cuda_ctask *tasks;
   const bf_cuda_piece *pieces;
-  int64_t npieces, nblocks;
-  int op, dbl, acomp, bcomp;
-  bf_cuda_rpart *partials, *result;
+  int64_t npieces, ngroups;
+  int acomp, bcomp;
+  uintptr_t abase, bbase;
+  bf_cuda_rscratch sc;
 };
 
-__device__ __forceinline__ void rpart_init(bf_cuda_rpart &r) {
+typedef bf_cuda_rpart RPart;
+
+template <int OP> __device__ __forceinline__ RPart rinit() {
+  RPart r;
   r.v = 0;
-  r.isum = 0;
-  r.idx = -1;
-  r.found = 0;
-  r.pad = 0;
+  r.aux = (OP == BF_ROP_MIN || OP == BF_ROP_MAX) ? -1 : 0;
+  return r;
 }
 
-/* r := r (+) q where r's elements precede q's (as the CPU combines chunks). */
-__device__ __forceinline__ void rpart_combine(int op, bf_cuda_rpart &r, const bf_cuda_rpart &q) {
-  switch (op) {
+/* r := r (+) q: sums add (in the order of the fixed trees), extrema keep the
+ * lower index on ties (aux: the index, -1 = none). */
+template <int OP> __device__ __forceinline__ void rcombine(RPart &r, const RPart &q) {
+  switch (OP) {
   case BF_ROP_MIN:
   case BF_ROP_MAX:
-    if (q.found && (!r.found || (op == BF_ROP_MAX ? q.v > r.v : q.v < r.v) || (q.v == r.v && q.idx < r.idx))) r = q;
+    if (q.aux >= 0 && (r.aux < 0 || (OP == BF_ROP_MAX ? q.v > r.v : q.v < r.v) || (q.v == r.v && q.aux < r.aux))) r = q;
     break;
   case BF_ROP_ABSMAX:
     r.v = q.v > r.v ? q.v : r.v;
-    r.found |= q.found;
+    r.aux |= q.aux;
     break;
   case BF_ROP_HASNAN:
-  case BF_ROP_HASINF: r.found |= q.found; break;
+  case BF_ROP_HASINF: r.aux |= q.aux; break;
   default:
     r.v += q.v;
-    r.isum += q.isum;
+    r.aux = (int64_t)((uint64_t)r.aux + (uint64_t)q.aux);
     break;
   }
 }
 
-/* Fixed-order tree over the block's values (blockDim.x = BF_CUDA_THREADS). */
-__device__ void block_combine(int op, bf_cuda_rpart &mine, bf_cuda_rpart *sh) {
-  sh[threadIdx.x] = mine;
-  __syncthreads();
-  for (int w = BF_CUDA_THREADS / 2; w > 0; w /= 2) {
-    if ((int)threadIdx.x < w) {
-      bf_cuda_rpart q = sh[threadIdx.x + w];
-      rpart_combine(op, sh[threadIdx.x], q);
-    }
-    __syncthreads();
+/* The block's values combined in a fixed tree; the result is in thread 0.
+ * `sh` (NWARPS entries) is free on entry and on exit. */
+template <int OP> __device__ __forceinline__ RPart block_reduce(RPart x, RPart *sh) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) {
+    RPart o;
+    o.v = __shfl_down_sync(0xffffffffu, x.v, off);
+    o.aux = (int64_t)__shfl_down_sync(0xffffffffu, (long long)x.aux, off);
+    rcombine<OP>(x, o);
   }
-  mine = sh[0];
+  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = x;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int w = 1; w < NWARPS; ++w) rcombine<OP>(x, sh[w]);
+  __syncthreads();
+  return x;
 }
 
-template <typename T, int OP> __device__ __forceinline__ void accumulate(bf_cuda_rpart &acc, T x, T y, int64_t idx) {
+__device__ __forceinline__ RPart load_part(const RPart *p) {
+  RPart r;
+  r.v = __ldcg(&p->v);
+  r.aux = (int64_t)__ldcg((const long long *)&p->aux);
+  return r;
+}
+
+/* Element x (and y for DOT) into the accumulator; e: element number in the piece. */
+template <typename T, int OP> __device__ __forceinline__ void accumulate(RPart &acc, T x, T y, int e) {
   double v = (double)x;
   switch (OP) {
   case BF_ROP_SUM:
     if (sizeof(T) == sizeof(double)) acc.v += v;
-    else acc.isum += (uint64_t)(int64_t)x;
+    else acc.aux = (int64_t)((uint64_t)acc.aux + (uint64_t)(int64_t)x);
     break;
   case BF_ROP_ABSSUM:
     if (sizeof(T) == sizeof(double)) acc.v += fabs(v);
     else {
       int64_t w = (int64_t)x;
-      acc.isum += (uint64_t)(w < 0 ? -w : w);
+      acc.aux = (int64_t)((uint64_t)acc.aux + (uint64_t)(w < 0 ? -w : w));
     }
     break;
   case BF_ROP_SUMSQ:
     if (sizeof(T) == sizeof(double)) acc.v += v * v;
-    else acc.isum += (uint64_t)((int64_t)x * (int64_t)x);
+    else acc.aux = (int64_t)((uint64_t)acc.aux + (uint64_t)((int64_t)x * (int64_t)x));
     break;
   case BF_ROP_DOT:
     if (sizeof(T) == sizeof(double)) acc.v += v * (double)y;
-    else acc.isum += (uint64_t)((int64_t)x * (int64_t)y);
+    else acc.aux = (int64_t)((uint64_t)acc.aux + (uint64_t)((int64_t)x * (int64_t)y));
     break;
   case BF_ROP_MIN:
-  case BF_ROP_MAX:
-    if (!acc.found || (OP == BF_ROP_MAX ? v > acc.v : v < acc.v) || (v == acc.v && idx < acc.idx)) {
-      acc.found = 1;
+  case BF_ROP_MAX: /* a thread sees its elements in increasing e: strict compare keeps the first */
+    if (acc.aux < 0 || (OP == BF_ROP_MAX ? v > acc.v : v < acc.v)) {
       acc.v = v;
-      acc.idx = idx;
+      acc.aux = e;
     }
     break;
   case BF_ROP_ABSMAX: {
     double a = fabs(v);
     acc.v = a > acc.v ? a : acc.v;
-    acc.found = 1;
+    acc.aux = 1;
     break;
   }
   case BF_ROP_HASNAN:
-    if (sizeof(T) == sizeof(double) && isnan(v)) acc.found = 1;
+    if (sizeof(T) == sizeof(double) && isnan(v)) acc.aux = 1;
     break;
   case BF_ROP_HASINF:
-    if (sizeof(T) == sizeof(double) && isinf(v)) acc.found = 1;
+    if (sizeof(T) == sizeof(double) && isinf(v)) acc.aux = 1;
     break;
   default: break;
   }
 }
 
-/* One piece into this thread's accumulator, batch by batch: loads first, then
- * in order.  Reductions keep fewer blocks resident than element-wise launches
- * (a fixed grid), so they take more elements per batch: more loads in flight. */
-#define RITEMS 4
-template <typename T, int OP> __device__ __forceinline__ void reduce_piece(const RParams &p, int64_t pi, bf_cuda_rpart &acc) {
-  const bf_cuda_piece pc = p.pieces[pi];
+template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_kernel(RParams p) {
+  __shared__ RPart sh[NWARPS];
+  __shared__ int last;
+  const bf_cuda_piece pc = p.pieces[blockIdx.x];
   const bf_cuda_ctask &t = p.tasks[pc.task];
   PieceDecoder dec(pc, t.nz);
-  const T *A = (const T *)t.a, *B = (const T *)t.b;
+  const T *A = (const T *)(t.a + p.abase), *B = (const T *)(t.b + p.bbase);
   const uint8_t *mask = t.mask;
+  RPart acc = rinit<OP>();
   for (int base = 0; base < pc.count; base += RITEMS * BF_CUDA_THREADS) {
     T va[RITEMS], vb[RITEMS];
     bool on[RITEMS];
-    int64_t idx[RITEMS];
 #pragma unroll
     for (int u = 0; u < RITEMS; ++u) {
       int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
       on[u] = e < pc.count;
       va[u] = vb[u] = T(0);
-      idx[u] = 0;
       if (on[u]) {
         Where w = dec.at(e);
-        int64_t rowp = (int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k);
-        if (mask && !mask[rowp * t.nx + w.x]) on[u] = false;
+        if (mask && !mask[((int64_t)w.j + (int64_t)t.ny * w.k) * t.nx + w.x]) on[u] = false;
         if (on[u]) {
           va[u] = A[ofs(w, t.ajs, t.aks, t.ans, p.acomp)];
           if (OP == BF_ROP_DOT) vb[u] = B[ofs(w, t.bjs, t.bks, t.bns, p.bcomp)];
-          if (OP == BF_ROP_MIN || OP == BF_ROP_MAX)
-            idx[u] = t.gofs + w.x + (int64_t)t.nx * (rowp + (int64_t)t.ny * t.nz * w.n);
         }
       }
     }
 #pragma unroll
     for (int u = 0; u < RITEMS; ++u)
-      if (on[u]) accumulate<T, OP>(acc, va[u], vb[u], idx[u]);
+      if (on[u]) accumulate<T, OP>(acc, va[u], vb[u], base + (int)threadIdx.x + u * BF_CUDA_THREADS);
+  }
+  acc = block_reduce<OP>(acc, sh);
+  const int64_t gi = blockIdx.x / BF_CUDA_RGROUP, g0 = gi * BF_CUDA_RGROUP;
+  const int gsize = (int)(p.npieces - g0 < BF_CUDA_RGROUP ? p.npieces - g0 : BF_CUDA_RGROUP);
+  if (threadIdx.x == 0) {
+    if ((OP == BF_ROP_MIN || OP == BF_ROP_MAX) && acc.aux >= 0) { /* element number -> global index */
+      Where w = dec.at((int)acc.aux);
+      acc.aux = t.gofs + w.x + (int64_t)t.nx * ((int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k + (int64_t)t.nz * w.n));
+    }
+    p.sc.parts[blockIdx.x] = acc;
+    __threadfence();
+    last = atomicAdd(&p.sc.counters[gi], 1u) == (unsigned)(gsize - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  /* the group's last block: its partials in a fixed tree */
+  __threadfence();
+  RPart x = rinit<OP>();
+  if ((int)threadIdx.x < gsize) x = load_part(&p.sc.parts[g0 + threadIdx.x]);
+  x = block_reduce<OP>(x, sh);
+  if (threadIdx.x == 0) {
+    p.sc.gparts[gi] = x;
+    p.sc.counters[gi] = 0;
+    __threadfence();
+    last = atomicAdd(&p.sc.counters[p.ngroups], 1u) == (unsigned)(p.ngroups - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  /* the last group: thread k combines group partials k, k + T, ... in order, then a fixed tree */
+  __threadfence();
+  RPart y = rinit<OP>();
+  for (int64_t b = threadIdx.x; b < p.ngroups; b += BF_CUDA_THREADS) {
+    RPart q = load_part(&p.sc.gparts[b]);
+    rcombine<OP>(y, q);
+  }
+  y = block_reduce<OP>(y, sh);
+  if (threadIdx.x == 0) {
+    *p.sc.result = y;
+    p.sc.counters[p.ngroups] = 0;
   }
 }
 
-template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_stage1(RParams p) {
-  __shared__ bf_cuda_rpart sh[BF_CUDA_THREADS];
-  bf_cuda_rpart acc;
-  rpart_init(acc);
-  int64_t g = blockIdx.x;
-  int64_t q0 = p.npieces * g / p.nblocks, q1 = p.npieces * (g + 1) / p.nblocks;
-  for (int64_t q = q0; q < q1; ++q) reduce_piece<T, OP>(p, q, acc);
-  /* ABSMAX found means "visited", like the CPU (which starts from 0) */
-  block_combine(OP, acc, sh);
-  if (threadIdx.x == 0) p.partials[blockIdx.x] = acc;
-}
-
-__global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_stage2(RParams p) {
-  __shared__ bf_cuda_rpart sh[BF_CUDA_THREADS];
-  bf_cuda_rpart acc;
-  rpart_init(acc);
-  /* thread t combines partials t, t + T, t + 2T, ... in order */
-  for (int64_t b = threadIdx.x; b < p.nblocks; b += BF_CUDA_THREADS) rpart_combine(p.op, acc, p.partials[b]);
-  block_combine(p.op, acc, sh);
-  if (threadIdx.x == 0) *p.result = acc;
-}
-
-template <typename T> cudaError_t launch_r1(const RParams &p, cudaStream_t s) {
-  unsigned nb = (unsigned)p.nblocks;
-  switch (p.op) {
-  case BF_ROP_SUM: reduce_stage1<T, BF_ROP_SUM><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_MIN: reduce_stage1<T, BF_ROP_MIN><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_MAX: reduce_stage1<T, BF_ROP_MAX><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_ABSMAX: reduce_stage1<T, BF_ROP_ABSMAX><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_ABSSUM: reduce_stage1<T, BF_ROP_ABSSUM><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_SUMSQ: reduce_stage1<T, BF_ROP_SUMSQ><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_DOT: reduce_stage1<T, BF_ROP_DOT><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_HASNAN: reduce_stage1<T, BF_ROP_HASNAN><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_HASINF: reduce_stage1<T, BF_ROP_HASINF><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+template <typename T> cudaError_t dispatch_r(int op, const RParams &p, cudaStream_t s) {
+  unsigned nb = (unsigned)p.npieces;
+  switch (op) {
+  case BF_ROP_SUM: reduce_kernel<T, BF_ROP_SUM><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_MIN: reduce_kernel<T, BF_ROP_MIN><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_MAX: reduce_kernel<T, BF_ROP_MAX><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_ABSMAX: reduce_kernel<T, BF_ROP_ABSMAX><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_ABSSUM: reduce_kernel<T, BF_ROP_ABSSUM><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_SUMSQ: reduce_kernel<T, BF_ROP_SUMSQ><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_DOT: reduce_kernel<T, BF_ROP_DOT><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_HASNAN: reduce_kernel<T, BF_ROP_HASNAN><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_HASINF: reduce_kernel<T, BF_ROP_HASINF><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
   default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
@@ -392,22 +427,19 @@ template <typename T> cudaError_t launch_r1(const RParams &p, cudaStream_t s) {
 extern "C" int bf_cuda_launch_elementwise(const bf_kargs *g, const bf_cuda_ctask *tasks, const bf_cuda_piece *pieces,
                                           int64_t npieces, cudaStream_t s) {
   if (npieces <= 0) return cudaSuccess;
+  if (npieces > 0x7fffffffll) return cudaErrorInvalidConfiguration;
   if (g->type == BF_KTYPE_DOUBLE) {
-    EwParams<double> p = {tasks, pieces, g->s0, g->s1, g->acomp, g->bcomp, g->ccomp};
+    EwParams<double> p = {tasks, pieces, g->s0, g->s1, g->acomp, g->bcomp, g->ccomp, g->abase, g->bbase, g->cbase};
     return dispatch_ew<double>(g->op, p, npieces, s);
   }
-  EwParams<int> p = {tasks, pieces, (int)g->s0, (int)g->s1, g->acomp, g->bcomp, g->ccomp};
+  EwParams<int> p = {tasks, pieces, (int)g->s0, (int)g->s1, g->acomp, g->bcomp, g->ccomp, g->abase, g->bbase, g->cbase};
   return dispatch_ew<int>(g->op, p, npieces, s);
 }
 
 extern "C" int bf_cuda_launch_reduce(const bf_kargs *g, const bf_cuda_ctask *tasks, const bf_cuda_piece *pieces,
-                                     int64_t npieces, bf_cuda_rpart *partials, bf_cuda_rpart *result, cudaStream_t s) {
-  RParams p = {tasks, pieces, npieces, bf_cuda_reduce_nblocks(npieces), g->op, g->type == BF_KTYPE_DOUBLE,
-               g->acomp, g->bcomp, partials, result};
-  if (p.nblocks > 0) {
-    cudaError_t e = p.dbl ? launch_r1<double>(p, s) : launch_r1<int>(p, s);
-    if (e != cudaSuccess) return e;
-  }
-  reduce_stage2<<<1, BF_CUDA_THREADS, 0, s>>>(p);
-  return cudaGetLastError();
+                                     int64_t npieces, const bf_cuda_rscratch *scratch, cudaStream_t s) {
+  if (npieces <= 0) return cudaSuccess;
+  if (npieces > 0x7fffffffll) return cudaErrorInvalidConfiguration;
+  RParams p = {tasks, pieces, npieces, bf_cuda_rgroups(npieces), g->acomp, g->bcomp, g->abase, g->bbase, *scratch};
+  return g->type == BF_KTYPE_DOUBLE ? dispatch_r<double>(g->op, p, s) : dispatch_r<int>(g->op, p, s);
 }

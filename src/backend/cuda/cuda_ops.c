@@ -1,23 +1,27 @@
-/* CUDA backend: the table's elementwise and reduce, host side.
+/* CUDA backend: the table's elementwise and reduce, and the kept lists
+ * (prepare / run_elementwise / run_reduce / release), host side.
  *
- * A call's task list becomes a launch list (cuda_impl.h: per task its base
+ * A task list becomes a launch list (cuda_impl.h: per task its base
  * pointers and strides, and the pieces of at most BF_CUDA_TILE elements),
  * built in a pinned staging buffer and uploaded once with one
- * cudaMemcpyAsync on boxfab's stream into device memory of its own.  Launch
- * lists are cached (the last CACHE_N, least recently used goes first): a
- * later call with an equal task list (the same MultiFabs, the same region,
- * the same number of components; for ordered groups also the same groups and
- * component ranges) reuses the device copy without building or uploading
- * anything, so repeated operations on a MultiFab, and the ghost exchange of a
- * cached plan (which hands the same tasks every time), cost one task-list
- * comparison on the host and the launches.  Equal contents give equal device
- * data, so a reused address cannot make a stale entry wrong.  Reductions with
- * owner masks are not cached (the masks are built per call); they go through
- * a scratch device buffer.
+ * cudaMemcpyAsync on boxfab's stream into device memory of its own: a
+ * `cu_list`.  Lists the core keeps (a MultiFab's cached task lists, a copy
+ * plan's element-wise form) get their cu_list through `prepare` and keep it
+ * as a handle: a later call costs only the launches, with no task list to
+ * build, hash or compare.  Lists handed to `elementwise`/`reduce` directly
+ * are cached by contents (the last CACHE_N, least recently used goes first):
+ * a later call with an equal task list reuses the device copy after one
+ * comparison.  Equal contents give equal device data, so a reused address
+ * cannot make a stale entry wrong.  Reductions with owner masks are not
+ * cached (the masks are built per call); they go through a scratch device
+ * buffer.
  *
  * Elementwise returns without waiting (stream order keeps later work after
- * it); reduce waits for its result.  The staging buffer is reused once the
- * previous upload has finished (an event).
+ * it).  A reduction is one kernel (cuda_kernels.cu: one block per piece, the
+ * last block of every 256 combines them, the last of those the whole) and
+ * one 16-byte copy of the result to pinned memory, then one stream
+ * synchronization.  The staging buffer is reused once the previous upload
+ * has finished (an event).
  *
  * Ordered groups (the ghost exchange): tasks of a group must act as if run in
  * order.  They are put in phases: a task goes one phase after every earlier
@@ -39,8 +43,10 @@ static size_t h_cap, d_cap;
 static int d_dev = -1;
 static cudaEvent_t stage_ev;
 static bool stage_ev_made, stage_ev_pending;
-static bf_cuda_rpart *h_result, *d_parts;
-static int parts_dev = -1;
+static bf_cuda_rpart *h_result;     /* pinned: the reduction's result */
+static void *d_rscratch;            /* reductions: partials and counters (cuda_impl.h) */
+static int64_t rscratch_cap;        /* pieces it has room for */
+static int rscratch_dev = -1;
 
 static int cuda_fail(cudaError_t e, const char *what) {
   (void)cudaGetLastError();
@@ -86,15 +92,6 @@ static int stage_reserve(size_t n, bool dev_too) {
   }
   int dev = -1;
   (void)cudaGetDevice(&dev);
-  if (!h_result && (e = cudaMallocHost((void **)&h_result, sizeof *h_result)) != cudaSuccess)
-    return cuda_fail(e, "kernel");
-  if (!d_parts || parts_dev != dev) {
-    dev_free(parts_dev, d_parts);
-    d_parts = NULL;
-    if ((e = cudaMalloc((void **)&d_parts, (BF_CUDA_RBLOCKS + 1) * sizeof *d_parts)) != cudaSuccess)
-      return cuda_fail(e, "kernel");
-    parts_dev = dev;
-  }
   if (n > h_cap) {
     size_t cap = n > 2 * h_cap ? n : 2 * h_cap;
     if (h_stage) cudaFreeHost(h_stage);
@@ -119,6 +116,28 @@ static int stage_upload(void *dst, size_t n, cudaStream_t s) {
   if (e != cudaSuccess) return cuda_fail(e, "kernel");
   if ((e = cudaEventRecord(stage_ev, s)) != cudaSuccess) return cuda_fail(e, "kernel");
   stage_ev_pending = true;
+  return BF_SUCCESS;
+}
+
+/* The reduction scratch for `npieces` pieces (zeroed counters), and the
+ * pinned result.  Called with ops_lock held. */
+static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *out) {
+  cudaError_t e;
+  int dev = -1;
+  (void)cudaGetDevice(&dev);
+  if (!h_result && (e = cudaMallocHost((void **)&h_result, sizeof *h_result)) != cudaSuccess)
+    return cuda_fail(e, "kernel");
+  if (npieces > rscratch_cap || dev != rscratch_dev) {
+    int64_t cap = npieces > 2 * rscratch_cap ? npieces : 2 * rscratch_cap;
+    size_t bytes = bf_cuda_rscratch_bytes(cap);
+    dev_free(rscratch_dev, d_rscratch);
+    d_rscratch = NULL, rscratch_cap = 0;
+    if ((e = cudaMalloc(&d_rscratch, bytes)) != cudaSuccess) return cuda_fail(e, "kernel");
+    rscratch_cap = cap, rscratch_dev = dev;
+    /* the counters start at 0; every launch leaves them at 0 */
+    if ((e = cudaMemsetAsync(d_rscratch, 0, bytes, s)) != cudaSuccess) return cuda_fail(e, "kernel");
+  }
+  *out = bf_cuda_rscratch_at(d_rscratch, rscratch_cap, npieces);
   return BF_SUCCESS;
 }
 
@@ -153,19 +172,22 @@ static int64_t cut_task(int ti, int nx, int ny, int64_t planes, bf_cuda_piece *o
   return m;
 }
 
-static uintptr_t view_base(const bf_kview *v, const int lo[3], const int shift[3], size_t es) {
-  if (!v->data) return 0;
+/* Base of view v at lo - shift; unused views (data NULL in an absolute
+ * list) give 0.  In a relative list data is a byte offset (0 for a fab at
+ * the start of its buffer) and the kernel adds the call's base. */
+static uintptr_t view_base(const bf_kview *v, const int lo[3], const int shift[3], size_t es, bool rel) {
+  if (!v->data && !rel) return 0;
   int64_t o = ((int64_t)lo[0] - shift[0] - v->lo[0]) + ((int64_t)lo[1] - shift[1] - v->lo[1]) * v->js +
               ((int64_t)lo[2] - shift[2] - v->lo[2]) * v->ks;
   return (uintptr_t)v->data + (uintptr_t)(o * (int64_t)es);
 }
 
-static void make_ctask(const bf_ktask *t, size_t es, int64_t gofs, bf_cuda_ctask *c) {
+static void make_ctask(const bf_ktask *t, size_t es, int64_t gofs, bool rel, bf_cuda_ctask *c) {
   static const int noshift[3] = {0, 0, 0};
   memset(c, 0, sizeof *c);
-  c->a = view_base(&t->a, t->lo, noshift, es);
-  c->b = view_base(&t->b, t->lo, t->shift, es);
-  c->c = view_base(&t->c, t->lo, t->shift, es);
+  c->a = view_base(&t->a, t->lo, noshift, es, rel);
+  c->b = view_base(&t->b, t->lo, t->shift, es, rel);
+  c->c = view_base(&t->c, t->lo, t->shift, es, rel);
   c->ajs = t->a.js, c->aks = t->a.ks, c->ans = t->a.ns;
   c->bjs = t->b.js, c->bks = t->b.ks, c->bns = t->b.ns;
   c->cjs = t->c.js, c->cks = t->c.ks, c->cns = t->c.ns;
@@ -183,7 +205,7 @@ typedef struct launch {
  * concatenated), laid out from byte `base` of the staging buffer (NULL: only
  * count); returns the bytes used.  Tasks must be non-empty. */
 static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int64_t *sel, const int64_t *nsel,
-                             int64_t nl, char *h, launch *ls) {
+                             int64_t nl, bool rel, char *h, launch *ls) {
   size_t es = g->type == BF_KTYPE_DOUBLE ? sizeof(double) : sizeof(int), off = 0;
   const int64_t *s = sel;
   for (int64_t l = 0; l < nl; ++l) {
@@ -201,7 +223,7 @@ static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int
       int64_t m = 0;
       for (int64_t i = 0; i < nsel[l]; ++i) {
         const bf_ktask *t = &tasks[s[i]];
-        make_ctask(t, es, gofs, &ct[i]);
+        make_ctask(t, es, gofs, rel, &ct[i]);
         gofs += task_elems(t, g->ncomp);
         m += cut_task((int)i, ct[i].nx, ct[i].ny, (int64_t)ct[i].nz * g->ncomp, pc + m);
       }
@@ -212,17 +234,119 @@ static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int
   return off;
 }
 
-/* ---- the cache ---------------------------------------------------------------------- */
+/* ---- device lists ------------------------------------------------------------------- */
 
-typedef struct entry {
-  bool used;
+/* A non-empty task of a non-grouped list, for the index of a min/max. */
+typedef struct tinfo {
+  int64_t gofs; /* global element index of its first element */
+  int lo[3], n[3];
+} tinfo;
+
+/* The device form of a task list (a handle of `prepare`). */
+typedef struct cu_list {
   int dev, type, ncomp, acomp, bcomp, ccomp, opbits;
-  int64_t ntasks, ngroups;
-  bf_ktask *tasks;  /* host copy of the task list (masks NULL) */
-  int64_t *groups;  /* group_start (ngroups + 1) or NULL */
+  bool grouped;
   void *dbuf;
   int64_t nlaunch;
   launch *launches;
+  int64_t nsel; /* non-grouped: the non-empty tasks, in launch order */
+  tinfo *tinfo;
+} cu_list;
+
+static void list_free(cu_list *l) {
+  if (!l) return;
+  if (l->dbuf) dev_free(l->dev, l->dbuf);
+  free(l->launches);
+  free(l->tinfo);
+  free(l);
+}
+
+static bool list_matches(const cu_list *l, const bf_kargs *g, int dev) {
+  if (l->dev != dev || l->type != g->type || l->ncomp != g->ncomp) return false;
+  return !l->grouped || (l->opbits == bf_khandle_opbits(g->op) && l->acomp == g->acomp && l->bcomp == g->bcomp &&
+                         l->ccomp == g->ccomp);
+}
+
+static void fill_tinfo(const bf_ktask *tasks, const int64_t *sel, int64_t n, int ncomp, tinfo *ti) {
+  int64_t gofs = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const bf_ktask *t = &tasks[sel[i]];
+    ti[i].gofs = gofs;
+    for (int d = 0; d < 3; ++d) ti[i].lo[d] = t->lo[d], ti[i].n[d] = t->hi[d] - t->lo[d] + 1;
+    gofs += task_elems(t, ncomp);
+  }
+}
+
+static int64_t make_phases(const bf_kargs *g, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                           const int64_t *group_start, int64_t *phase);
+
+/* Build and upload the device list of `tasks` for calls like g.  Called with ops_lock held. */
+static int list_build(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                      const int64_t *groups, bool rel, cudaStream_t s, cu_list **out) {
+  int64_t *phase = calloc((size_t)(ntasks > 0 ? ntasks : 1), sizeof *phase);
+  int64_t *sel = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *sel);
+  int64_t *nsel = NULL, nphases = 1, nl = 0;
+  cu_list *l = calloc(1, sizeof *l);
+  int err = 0;
+  if (!phase || !sel || !l) goto oom;
+  if (groups && ntasks > 0) {
+    nphases = make_phases(g, ntasks, tasks, ngroups, groups, phase);
+    if (nphases == 0) goto oom;
+  }
+  nsel = calloc((size_t)nphases, sizeof *nsel);
+  l->launches = calloc((size_t)nphases, sizeof *l->launches);
+  if (!nsel || !l->launches) goto oom;
+  int64_t m = 0;
+  for (int64_t p = 0; p < nphases; ++p) {
+    int64_t c = 0;
+    for (int64_t t = 0; t < ntasks; ++t)
+      if (phase[t] == p && task_elems(&tasks[t], g->ncomp) > 0) sel[m + c++] = t;
+    if (c) nsel[nl++] = c, m += c;
+  }
+  if (!groups) {
+    l->nsel = m;
+    l->tinfo = malloc((size_t)(m > 0 ? m : 1) * sizeof *l->tinfo);
+    if (!l->tinfo) goto oom;
+    fill_tinfo(tasks, sel, m, g->ncomp, l->tinfo);
+  }
+  size_t bytes = build_launches(g, tasks, sel, nsel, nl, rel, NULL, NULL);
+  if ((err = stage_reserve(bytes, false))) goto fail;
+  build_launches(g, tasks, sel, nsel, nl, rel, h_stage, l->launches);
+  cudaError_t ce = cudaMalloc(&l->dbuf, bytes > 0 ? bytes : 64);
+  if (ce != cudaSuccess) {
+    l->dbuf = NULL;
+    err = cuda_fail(ce, "kernel");
+    goto fail;
+  }
+  l->dev = dev;
+  if ((err = stage_upload(l->dbuf, bytes, s))) goto fail;
+  l->type = g->type, l->ncomp = g->ncomp, l->acomp = g->acomp, l->bcomp = g->bcomp, l->ccomp = g->ccomp;
+  l->opbits = bf_khandle_opbits(g->op);
+  l->grouped = groups != NULL;
+  l->nlaunch = nl;
+  free(phase);
+  free(sel);
+  free(nsel);
+  *out = l;
+  return BF_SUCCESS;
+oom:
+  err = bf_error_set(BF_ERROR_MEMORY, "kernel", "out of memory for a CUDA task list");
+fail:
+  list_free(l);
+  free(phase);
+  free(sel);
+  free(nsel);
+  return err;
+}
+
+/* ---- the cache of lists by contents --------------------------------------------------- */
+
+typedef struct entry {
+  bool used;
+  int64_t ntasks, ngroups;
+  bf_ktask *tasks;  /* host copy of the task list (masks NULL) */
+  int64_t *groups;  /* group_start (ngroups + 1) or NULL */
+  cu_list *list;
   uint64_t stamp;
 } entry;
 
@@ -242,10 +366,9 @@ static bool task_eq(const bf_ktask *x, const bf_ktask *y) {
 }
 
 static void entry_clear(entry *e) {
-  if (e->dbuf) dev_free(e->dev, e->dbuf);
+  list_free(e->list);
   free(e->tasks);
   free(e->groups);
-  free(e->launches);
   memset(e, 0, sizeof *e);
 }
 
@@ -254,8 +377,8 @@ static void release_all(void) {
   pthread_mutex_lock(&ops_lock);
   for (int i = 0; i < CACHE_N; ++i) entry_clear(&cache[i]);
   dev_free(d_dev, d_stage);
-  dev_free(parts_dev, d_parts);
-  d_stage = NULL, d_parts = NULL, d_cap = 0, d_dev = parts_dev = -1;
+  dev_free(rscratch_dev, d_rscratch);
+  d_stage = NULL, d_rscratch = NULL, d_cap = 0, rscratch_cap = 0, d_dev = rscratch_dev = -1;
   if (h_stage) (void)cudaFreeHost(h_stage);
   if (h_result) (void)cudaFreeHost(h_result);
   h_stage = NULL, h_result = NULL, h_cap = 0;
@@ -265,11 +388,8 @@ static void release_all(void) {
   pthread_mutex_unlock(&ops_lock);
 }
 
-/* Key of a call: ordered groups depend on the op and the component ranges
- * (the phases do); independent tasks only on the task list and ncomp. */
-static int op_bits(const bf_kargs *g) {
-  return (g->op >= BF_KOP_COPY) | (g->op == BF_KOP_LINCOMB || g->op == BF_KOP_ADDPRODUCT) << 1 |
-         (g->op == BF_KOP_SWAP) << 2;
+static void need_exit_hook(void) {
+  if (!exit_hook) exit_hook = atexit(release_all) == 0;
 }
 
 static entry *cache_find(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
@@ -277,12 +397,8 @@ static entry *cache_find(const bf_kargs *g, int dev, int64_t ntasks, const bf_kt
   bool grouped = groups != NULL;
   for (int i = 0; i < CACHE_N; ++i) {
     entry *e = &cache[i];
-    if (!e->used || e->dev != dev || e->type != g->type || e->ncomp != g->ncomp || e->ntasks != ntasks ||
-        (e->groups != NULL) != grouped)
-      continue;
-    if (grouped && (e->ngroups != ngroups || e->acomp != g->acomp || e->bcomp != g->bcomp ||
-                    e->ccomp != g->ccomp || e->opbits != op_bits(g) ||
-                    memcmp(e->groups, groups, (size_t)(ngroups + 1) * sizeof *groups) != 0))
+    if (!e->used || e->ntasks != ntasks || (e->groups != NULL) != grouped || !list_matches(e->list, g, dev)) continue;
+    if (grouped && (e->ngroups != ngroups || memcmp(e->groups, groups, (size_t)(ngroups + 1) * sizeof *groups) != 0))
       continue;
     int64_t t = 0;
     while (t < ntasks && task_eq(&e->tasks[t], &tasks[t])) ++t;
@@ -302,6 +418,34 @@ static entry *cache_slot(void) {
   }
   entry_clear(best);
   return best;
+}
+
+/* Build, upload and cache the list of a call.  Called with ops_lock held. */
+static int cache_add(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                     const int64_t *groups, cudaStream_t s, entry **out) {
+  bf_ktask *copy = malloc((size_t)ntasks * sizeof *copy);
+  int64_t *gcopy = groups ? malloc((size_t)(ngroups + 1) * sizeof *gcopy) : NULL;
+  if (!copy || (groups && !gcopy)) {
+    free(copy), free(gcopy);
+    return bf_error_set(BF_ERROR_MEMORY, "kernel", "out of memory for a CUDA task list");
+  }
+  cu_list *l = NULL;
+  int err = list_build(g, dev, ntasks, tasks, ngroups, groups, false, s, &l);
+  if (err) {
+    free(copy), free(gcopy);
+    return err;
+  }
+  for (int64_t t = 0; t < ntasks; ++t) {
+    copy[t] = tasks[t];
+    copy[t].mask = NULL;
+  }
+  if (groups) memcpy(gcopy, groups, (size_t)(ngroups + 1) * sizeof *gcopy);
+  entry *e = cache_slot();
+  *e = (entry){.used = true, .ntasks = ntasks, .ngroups = ngroups, .tasks = copy, .groups = gcopy, .list = l,
+               .stamp = ++clock_now};
+  need_exit_hook();
+  *out = e;
+  return BF_SUCCESS;
 }
 
 /* ---- conflicts inside ordered groups ------------------------------------------------ */
@@ -423,71 +567,63 @@ static int64_t make_phases(const bf_kargs *g, int64_t ntasks, const bf_ktask *ta
   return ok ? nphases : 0;
 }
 
-/* ---- elementwise and reduce --------------------------------------------------------- */
+/* ---- running lists ------------------------------------------------------------------- */
 
-/* Build, upload and cache the launch list of a call.  Called with ops_lock held. */
-static int cache_add(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
-                     const int64_t *groups, cudaStream_t s, entry **out) {
-  int64_t *phase = calloc((size_t)ntasks, sizeof *phase);
-  int64_t *sel = malloc((size_t)ntasks * sizeof *sel);
-  int64_t *nsel = NULL, nphases = 1, nl = 0;
-  launch *ls = NULL;
-  bf_ktask *copy = malloc((size_t)ntasks * sizeof *copy);
-  int64_t *gcopy = groups ? malloc((size_t)(ngroups + 1) * sizeof *gcopy) : NULL;
-  void *dbuf = NULL;
-  int err = 0;
-  if (!phase || !sel || !copy || (groups && !gcopy)) goto oom;
-  if (groups) {
-    nphases = make_phases(g, ntasks, tasks, ngroups, groups, phase);
-    if (nphases == 0) goto oom;
+static int run_ew(const cu_list *l, const bf_kargs *g, cudaStream_t s) {
+  for (int64_t i = 0; i < l->nlaunch; ++i) {
+    const launch *L = &l->launches[i];
+    cudaError_t ce = (cudaError_t)bf_cuda_launch_elementwise(g, (const bf_cuda_ctask *)((char *)l->dbuf + L->toff),
+                                                             (const bf_cuda_piece *)((char *)l->dbuf + L->poff),
+                                                             L->npieces, s);
+    if (ce != cudaSuccess) return cuda_fail(ce, "elementwise kernel");
   }
-  nsel = calloc((size_t)nphases, sizeof *nsel);
-  ls = calloc((size_t)nphases, sizeof *ls);
-  if (!nsel || !ls) goto oom;
-  int64_t m = 0;
-  for (int64_t p = 0; p < nphases; ++p) {
-    int64_t c = 0;
-    for (int64_t t = 0; t < ntasks; ++t)
-      if (phase[t] == p && task_elems(&tasks[t], g->ncomp) > 0) sel[m + c++] = t;
-    if (c) nsel[nl++] = c, m += c;
-  }
-  size_t bytes = build_launches(g, tasks, sel, nsel, nl, NULL, NULL);
-  if ((err = stage_reserve(bytes, false))) goto fail;
-  build_launches(g, tasks, sel, nsel, nl, h_stage, ls);
-  cudaError_t ce = cudaMalloc(&dbuf, bytes > 0 ? bytes : 64);
-  if (ce != cudaSuccess) {
-    dbuf = NULL;
-    err = cuda_fail(ce, "kernel");
-    goto fail;
-  }
-  if ((err = stage_upload(dbuf, bytes, s))) goto fail;
-  for (int64_t t = 0; t < ntasks; ++t) {
-    copy[t] = tasks[t];
-    copy[t].mask = NULL;
-  }
-  if (groups) memcpy(gcopy, groups, (size_t)(ngroups + 1) * sizeof *gcopy);
-  entry *e = cache_slot();
-  *e = (entry){.used = true, .dev = dev, .type = g->type, .ncomp = g->ncomp, .acomp = g->acomp, .bcomp = g->bcomp,
-               .ccomp = g->ccomp, .opbits = op_bits(g), .ntasks = ntasks, .ngroups = ngroups, .tasks = copy,
-               .groups = gcopy, .dbuf = dbuf, .nlaunch = nl, .launches = ls, .stamp = ++clock_now};
-  if (!exit_hook) exit_hook = atexit(release_all) == 0;
-  free(phase);
-  free(sel);
-  free(nsel);
-  *out = e;
   return BF_SUCCESS;
-oom:
-  err = bf_error_set(BF_ERROR_MEMORY, "kernel", "out of memory for a CUDA task list");
-fail:
-  if (dbuf) dev_free(dev, dbuf);
-  free(phase);
-  free(sel);
-  free(nsel);
-  free(ls);
-  free(copy);
-  free(gcopy);
-  return err;
 }
+
+static bool int_sum(const bf_kargs *g) {
+  return g->type == BF_KTYPE_INT &&
+         (g->op == BF_ROP_SUM || g->op == BF_ROP_ABSSUM || g->op == BF_ROP_SUMSQ || g->op == BF_ROP_DOT);
+}
+
+/* One reduction launch over the pieces at `base` (L), result into *out.
+ * Called with ops_lock held. */
+static int run_reduce_at(const bf_kargs *g, const char *base, const launch *L, const tinfo *ti, int64_t nti,
+                         cudaStream_t s, bf_kresult *out) {
+  memset(out, 0, sizeof *out);
+  if (L->npieces <= 0) return BF_SUCCESS;
+  bf_cuda_rscratch sc;
+  BF_CALL(rscratch_reserve(L->npieces, s, &sc));
+  cudaError_t e = (cudaError_t)bf_cuda_launch_reduce(g, (const bf_cuda_ctask *)(base + L->toff),
+                                                     (const bf_cuda_piece *)(base + L->poff), L->npieces, &sc, s);
+  if (e == cudaSuccess) e = cudaMemcpyAsync(h_result, sc.result, sizeof *h_result, cudaMemcpyDeviceToHost, s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+  if (e != cudaSuccess) return cuda_fail(e, "reduction kernel");
+  bf_cuda_rpart r = *h_result;
+  bool minmax = g->op == BF_ROP_MIN || g->op == BF_ROP_MAX;
+  if (int_sum(g)) {
+    out->isum = r.aux;
+    out->value = (double)out->isum;
+  } else {
+    out->value = r.v;
+  }
+  out->found = minmax ? r.aux >= 0 : (g->op == BF_ROP_ABSMAX || g->op == BF_ROP_HASNAN || g->op == BF_ROP_HASINF) && r.aux != 0;
+  if (minmax && r.aux >= 0 && nti > 0) {
+    int64_t lo = 0, hi = nti - 1; /* the last task starting at or before element r.aux */
+    while (lo < hi) {
+      int64_t mid = (lo + hi + 1) / 2;
+      if (ti[mid].gofs <= r.aux) lo = mid;
+      else hi = mid - 1;
+    }
+    const tinfo *t = &ti[lo];
+    int64_t l = r.aux - t->gofs, nx = t->n[0], ny = t->n[1], nz = t->n[2];
+    out->index[0] = t->lo[0] + (int)(l % nx);
+    out->index[1] = t->lo[1] + (int)(l / nx % ny);
+    out->index[2] = t->lo[2] + (int)(l / nx / ny % nz);
+  }
+  return BF_SUCCESS;
+}
+
+/* ---- the table's functions ----------------------------------------------------------- */
 
 int bf_cuda_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
                         const int64_t *group_start) {
@@ -500,13 +636,7 @@ int bf_cuda_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *ta
   pthread_mutex_lock(&ops_lock);
   entry *e = cache_find(args, dev, ntasks, tasks, ngroups, groups);
   int err = e ? 0 : cache_add(args, dev, ntasks, tasks, ngroups, groups, s, &e);
-  for (int64_t l = 0; !err && l < e->nlaunch; ++l) {
-    const launch *L = &e->launches[l];
-    cudaError_t ce = (cudaError_t)bf_cuda_launch_elementwise(
-        args, (const bf_cuda_ctask *)((char *)e->dbuf + L->toff), (const bf_cuda_piece *)((char *)e->dbuf + L->poff),
-        L->npieces, s);
-    if (ce != cudaSuccess) err = cuda_fail(ce, "elementwise kernel");
-  }
+  if (!err) err = run_ew(e->list, args, s);
   pthread_mutex_unlock(&ops_lock);
   return err ? 1 : 0;
 }
@@ -527,71 +657,95 @@ int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, 
   if (!s) return 1;
   int dev = -1;
   (void)cudaGetDevice(&dev);
-  int64_t *sel = malloc((size_t)n * sizeof *sel);
-  if (!sel) return 1;
-  for (int64_t t = 0, m = 0; t < ntasks; ++t)
-    if (task_elems(&tasks[t], args->ncomp) > 0) sel[m++] = t;
   pthread_mutex_lock(&ops_lock);
-  const char *lbase = NULL;
-  launch L = {0, 0, 0};
-  int err = stage_reserve(0, false);
-  if (!err && mask_bytes == 0) { /* the cached launch list */
+  int err = BF_SUCCESS;
+  if (mask_bytes == 0) { /* the cached launch list */
     entry *e = cache_find(args, dev, ntasks, tasks, 0, NULL);
     if (!e) err = cache_add(args, dev, ntasks, tasks, 0, NULL, s, &e);
-    if (!err && e->nlaunch == 1) lbase = e->dbuf, L = e->launches[0];
-  } else if (!err) { /* owner masks: built per call, through the scratch buffer */
-    size_t lb = build_launches(args, tasks, sel, &n, 1, NULL, NULL);
-    err = stage_reserve(lb + mask_bytes, true);
-    if (!err) {
-      char *h = h_stage;
-      build_launches(args, tasks, sel, &n, 1, h, &L);
-      bf_cuda_ctask *ct = (bf_cuda_ctask *)(h + L.toff);
-      size_t moff = lb;
-      for (int64_t i = 0; i < n; ++i) {
-        const bf_ktask *t = &tasks[sel[i]];
-        if (!t->mask) continue;
-        size_t mb = (size_t)task_elems(t, 1);
-        memcpy(h + moff, t->mask, mb);
-        ct[i].mask = (const uint8_t *)((char *)d_stage + moff);
-        moff += align64(mb);
-      }
-      err = stage_upload(d_stage, lb + mask_bytes, s);
-      lbase = d_stage;
+    if (!err && e->list->nlaunch == 1)
+      err = run_reduce_at(args, e->list->dbuf, &e->list->launches[0], e->list->tinfo, e->list->nsel, s, out);
+    pthread_mutex_unlock(&ops_lock);
+    return err ? 1 : 0;
+  }
+  /* owner masks: built per call, through the scratch buffer */
+  int64_t *sel = malloc((size_t)n * sizeof *sel);
+  tinfo *ti = malloc((size_t)n * sizeof *ti);
+  if (!sel || !ti) err = bf_error_set(BF_ERROR_MEMORY, "kernel", "out of memory");
+  if (!err) {
+    for (int64_t t = 0, m = 0; t < ntasks; ++t)
+      if (task_elems(&tasks[t], args->ncomp) > 0) sel[m++] = t;
+    fill_tinfo(tasks, sel, n, args->ncomp, ti);
+  }
+  launch L = {0, 0, 0};
+  size_t lb = err ? 0 : build_launches(args, tasks, sel, &n, 1, false, NULL, NULL);
+  if (!err) err = stage_reserve(lb + mask_bytes, true);
+  if (!err) {
+    char *h = h_stage;
+    build_launches(args, tasks, sel, &n, 1, false, h, &L);
+    bf_cuda_ctask *ct = (bf_cuda_ctask *)(h + L.toff);
+    size_t moff = lb;
+    for (int64_t i = 0; i < n; ++i) {
+      const bf_ktask *t = &tasks[sel[i]];
+      if (!t->mask) continue;
+      size_t mb = (size_t)task_elems(t, 1);
+      memcpy(h + moff, t->mask, mb);
+      ct[i].mask = (const uint8_t *)((char *)d_stage + moff);
+      moff += align64(mb);
     }
+    err = stage_upload(d_stage, lb + mask_bytes, s);
   }
-  if (!err && lbase) {
-    cudaError_t e = (cudaError_t)bf_cuda_launch_reduce(args, (const bf_cuda_ctask *)(lbase + L.toff),
-                                                       (const bf_cuda_piece *)(lbase + L.poff), L.npieces, d_parts,
-                                                       d_parts + BF_CUDA_RBLOCKS, s);
-    if (e == cudaSuccess)
-      e = cudaMemcpyAsync(h_result, d_parts + BF_CUDA_RBLOCKS, sizeof *h_result, cudaMemcpyDeviceToHost, s);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) err = cuda_fail(e, "reduction kernel");
-  }
-  if (!err && lbase) {
-    bf_cuda_rpart r = *h_result;
-    bool isum = args->type == BF_KTYPE_INT && (args->op == BF_ROP_SUM || args->op == BF_ROP_ABSSUM ||
-                                               args->op == BF_ROP_SUMSQ || args->op == BF_ROP_DOT);
-    out->isum = (int64_t)r.isum;
-    out->value = isum ? (double)out->isum : r.v;
-    out->found = r.found != 0;
-    if ((args->op == BF_ROP_MIN || args->op == BF_ROP_MAX) && r.found && r.idx >= 0) {
-      int64_t l = r.idx; /* element l of the non-empty tasks laid end to end */
-      const bf_ktask *t = NULL;
-      for (int64_t i = 0; i < n; ++i) {
-        t = &tasks[sel[i]];
-        int64_t ne = task_elems(t, args->ncomp);
-        if (l < ne) break;
-        l -= ne;
-      }
-      int64_t nx = (int64_t)t->hi[0] - t->lo[0] + 1, ny = (int64_t)t->hi[1] - t->lo[1] + 1,
-              nz = (int64_t)t->hi[2] - t->lo[2] + 1;
-      out->index[0] = t->lo[0] + (int)(l % nx);
-      out->index[1] = t->lo[1] + (int)(l / nx % ny);
-      out->index[2] = t->lo[2] + (int)(l / nx / ny % nz);
-    }
-  }
+  if (!err) err = run_reduce_at(args, d_stage, &L, ti, n, s, out);
   pthread_mutex_unlock(&ops_lock);
   free(sel);
-  return err || !lbase ? 1 : 0;
+  free(ti);
+  return err ? 1 : 0;
 }
+
+int bf_cuda_prepare(const bf_kargs *args, const bf_klist *list, void **handle) {
+  *handle = NULL;
+  cudaStream_t s = bf_cuda_stream();
+  if (!s) return 1;
+  int dev = -1;
+  (void)cudaGetDevice(&dev);
+  const int64_t *groups = list->group_start && list->ngroups > 0 ? list->group_start : NULL;
+  pthread_mutex_lock(&ops_lock);
+  cu_list *l = NULL;
+  int err = list_build(args, dev, list->ntasks, list->tasks, list->ngroups, groups, list->relative, s, &l);
+  if (!err) need_exit_hook();
+  pthread_mutex_unlock(&ops_lock);
+  *handle = l;
+  return err ? 1 : 0;
+}
+
+int bf_cuda_run_elementwise(void *handle, const bf_kargs *args) {
+  cu_list *l = handle;
+  cudaStream_t s = bf_cuda_stream();
+  if (!s) return 1;
+  int dev = -1;
+  (void)cudaGetDevice(&dev);
+  if (!list_matches(l, args, dev)) {
+    bf_error_set(BF_ERROR_RUNTIME, "kernel", "internal error: a CUDA task list used for other arguments");
+    return 1;
+  }
+  return run_ew(l, args, s) ? 1 : 0; /* launches only: no shared state */
+}
+
+int bf_cuda_run_reduce(void *handle, const bf_kargs *args, bf_kresult *out) {
+  cu_list *l = handle;
+  memset(out, 0, sizeof *out);
+  cudaStream_t s = bf_cuda_stream();
+  if (!s) return 1;
+  int dev = -1;
+  (void)cudaGetDevice(&dev);
+  if (!list_matches(l, args, dev) || l->grouped || l->nlaunch > 1) {
+    bf_error_set(BF_ERROR_RUNTIME, "kernel", "internal error: a CUDA task list used for other arguments");
+    return 1;
+  }
+  if (l->nlaunch == 0) return 0;
+  pthread_mutex_lock(&ops_lock);
+  int err = run_reduce_at(args, l->dbuf, &l->launches[0], l->tinfo, l->nsel, s, out);
+  pthread_mutex_unlock(&ops_lock);
+  return err ? 1 : 0;
+}
+
+void bf_cuda_release(void *handle) { list_free(handle); }
