@@ -46,6 +46,8 @@ BF_EXPORT int bf_distmap_create_from_pmap(int64_t n, const int *pmap, bf_distmap
 BF_EXPORT int bf_distmap_create_balanced(const bf_boxarray *ba, int nprocs, bf_distmap_strategy strategy,
                                          bf_distmap **dm);
 
+/** Reference counting (header comment): retain adds a reference and returns
+ *  dm; destroy drops one and sets *dm to NULL (NULL allowed); refcount reads it. */
 BF_EXPORT bf_distmap *bf_distmap_retain(bf_distmap *dm);
 BF_EXPORT void bf_distmap_destroy(bf_distmap **dm);
 BF_EXPORT long bf_distmap_refcount(const bf_distmap *dm);

@@ -49,6 +49,8 @@ BF_EXPORT int bf_fab_create_alias(const bf_box *box, int ncomp, int dtype, void 
 BF_EXPORT int bf_fab_create_on_buffer(const bf_box *box, int ncomp, int dtype, bf_buffer *buffer, size_t offset,
                                       bf_fab **fab);
 
+/** Reference counting: retain adds a reference and returns fab; destroy drops
+ *  one and sets *fab to NULL (NULL allowed); refcount reads it. */
 BF_EXPORT bf_fab *bf_fab_retain(bf_fab *fab);
 BF_EXPORT void bf_fab_destroy(bf_fab **fab);
 BF_EXPORT long bf_fab_refcount(const bf_fab *fab);
@@ -60,6 +62,8 @@ BF_EXPORT int bf_fab_resize(bf_fab *fab, const bf_box *box, int ncomp, bf_arena 
 /** Drop the data (the fab becomes unallocated; the box is kept). */
 BF_EXPORT void bf_fab_clear(bf_fab *fab);
 
+/** Properties: the box, components, element type, points per component,
+ *  whether data are allocated, and so on (never fail). */
 BF_EXPORT bf_box bf_fab_box(const bf_fab *fab);
 BF_EXPORT int bf_fab_ncomp(const bf_fab *fab);
 BF_EXPORT int bf_fab_dtype(const bf_fab *fab);

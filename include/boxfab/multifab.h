@@ -79,6 +79,8 @@ BF_EXPORT int bf_multifab_create(bf_boxarray *ba, bf_distmap *dm, int ncomp, bf_
  *  dtype and arena, holding a copy of all data (ghost cells included). */
 BF_EXPORT int bf_multifab_clone(const bf_multifab *mf, bf_multifab **out);
 
+/** Reference counting: retain adds a reference and returns mf; destroy drops
+ *  one and sets *mf to NULL (NULL allowed); refcount reads it. */
 BF_EXPORT bf_multifab *bf_multifab_retain(bf_multifab *mf);
 BF_EXPORT void bf_multifab_destroy(bf_multifab **mf);
 BF_EXPORT long bf_multifab_refcount(const bf_multifab *mf);
