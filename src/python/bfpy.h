@@ -177,6 +177,11 @@ PyObject *bfpy_geometry_new(const bf_geometry *g);
 PyObject *bfpy_geometrydata_new(const bf_geometry *g);
 PyObject *bfpy_periodicity_new(const bf_periodicity *p);
 
+/* AMReX's text form of a box, "((lo) (hi) (type))", into buf (bfpy_box.c);
+ * BFPY_BOX_TEXT_SIZE bytes always suffice. */
+#define BFPY_BOX_TEXT_SIZE 200
+void bfpy_box_text(const bf_box *b, char *buf, size_t size);
+
 /* C values from Python objects of dimension `dim`.  `what` names the argument
  * in messages.  IntVect: flags say what else is accepted. */
 enum {

@@ -158,16 +158,20 @@ static void format_ints(char *buf, size_t size, const int *v, int n, const char 
   if (at < size) snprintf(buf + at, size - at, "%s", close);
 }
 
-/* AMReX's text form: ((lo) (hi) (type)). */
-static PyObject *box_str(PyObject *self) {
-  const bf_box *b = BOX(self);
+void bfpy_box_text(const bf_box *b, char *buf, size_t size) {
   int t[BF_SPACEDIM_MAX];
   bf_box_type_to_ints(b, t);
   char lo[64], hi[64], ty[64];
   format_ints(lo, sizeof lo, b->lo, b->dim, ",", "(", ")");
   format_ints(hi, sizeof hi, b->hi, b->dim, ",", "(", ")");
   format_ints(ty, sizeof ty, t, b->dim, ",", "(", ")");
-  return PyUnicode_FromFormat("(%s %s %s)", lo, hi, ty);
+  snprintf(buf, size, "(%s %s %s)", lo, hi, ty);
+}
+
+static PyObject *box_str(PyObject *self) {
+  char buf[BFPY_BOX_TEXT_SIZE];
+  bfpy_box_text(BOX(self), buf, sizeof buf);
+  return PyUnicode_FromString(buf);
 }
 
 /* A constructor call that rebuilds the box: Box([lo], [hi], [type]). */

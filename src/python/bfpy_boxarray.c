@@ -31,20 +31,6 @@ static bool is_iterable(PyObject *o) {
 }
 
 /* AMReX's text form of a box: ((lo) (hi) (type)). */
-static void box_text(const bf_box *b, char *buf, size_t size) {
-  char part[3][48];
-  for (int k = 0; k < 3; ++k) {
-    size_t at = 0;
-    part[k][at++] = '(';
-    for (int d = 0; d < b->dim; ++d) {
-      int v = k == 0 ? b->lo[d] : k == 1 ? b->hi[d] : (int)((b->type >> d) & 1u);
-      at += (size_t)snprintf(part[k] + at, sizeof part[k] - at, d ? ",%d" : "%d", v);
-    }
-    snprintf(part[k] + at, sizeof part[k] - at, ")");
-  }
-  snprintf(buf, size, "(%s %s %s)", part[0], part[1], part[2]);
-}
-
 /* ==== BoxArray ============================================================================ */
 
 static PyObject *ba_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -415,8 +401,8 @@ static PyObject *ba_repr(PyObject *self) {
   PyObject *parts = PyList_New(0);
   if (!parts) return NULL;
   for (int64_t i = 0; i < n && i < 4; ++i) {
-    char buf[200];
-    box_text(&bf_boxarray_data(ba)[i], buf, sizeof buf);
+    char buf[BFPY_BOX_TEXT_SIZE];
+    bfpy_box_text(&bf_boxarray_data(ba)[i], buf, sizeof buf);
     PyObject *s = PyUnicode_FromString(buf);
     if (!s || PyList_Append(parts, s) < 0) {
       Py_XDECREF(s);

@@ -159,19 +159,9 @@ static PyObject *geom_define(PyObject *self, PyObject *const *args, Py_ssize_t n
   Py_RETURN_NONE;
 }
 
-/* AMReX style "((lo) (hi) (type))". */
 static PyObject *box_text(const bf_box *b) {
-  char buf[160];
-  int k = 0;
-  const int *parts[2] = {b->lo, b->hi};
-  k += snprintf(buf + k, sizeof buf - k, "(");
-  for (int p = 0; p < 3; ++p) {
-    k += snprintf(buf + k, sizeof buf - k, p ? " (" : "(");
-    for (int d = 0; d < b->dim; ++d)
-      k += snprintf(buf + k, sizeof buf - k, d ? ",%d" : "%d", p < 2 ? parts[p][d] : (int)((b->type >> d) & 1u));
-    k += snprintf(buf + k, sizeof buf - k, ")");
-  }
-  snprintf(buf + k, sizeof buf - k, ")");
+  char buf[BFPY_BOX_TEXT_SIZE];
+  bfpy_box_text(b, buf, sizeof buf);
   return PyUnicode_FromString(buf);
 }
 
