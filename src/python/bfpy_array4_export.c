@@ -551,24 +551,8 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
   return a4_order(arr, c_order);
 }
 
-/* Config.have_gpu of the module of this Array4's dimension (False when absent). */
-static int a4_have_gpu(int dim) {
-  PyObject *m = bfpy_space_modules[dim];
-  PyObject *config = m ? PyObject_GetAttrString(m, "Config") : NULL;
-  if (!config) {
-    PyErr_Clear();
-    return bf_build_has_cuda() ? 1 : 0;
-  }
-  PyObject *v = PyObject_GetAttrString(config, "have_gpu");
-  Py_DECREF(config);
-  if (!v) return -1;
-  int r = PyObject_IsTrue(v);
-  Py_DECREF(v);
-  return r;
-}
-
 PyObject *bfpy_array4_to_xp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  int gpu = a4_have_gpu(A4(self)->dim);
-  if (gpu < 0) return NULL;
-  return gpu ? bfpy_array4_to_cupy(self, args, nargs, kwnames) : bfpy_array4_to_numpy(self, args, nargs, kwnames);
+  /* Config.have_gpu, read from the C library (the per-box path of to_xp loops) */
+  if (bf_gpu_available()) return bfpy_array4_to_cupy(self, args, nargs, kwnames);
+  return bfpy_array4_to_numpy(self, args, nargs, kwnames);
 }
