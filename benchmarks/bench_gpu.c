@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "boxfab/boxfab.h"
 #include "boxfab_config.h"
@@ -73,6 +74,69 @@ static double best_of(op_fn op, void *ctx) {
   }
   OK(bf_gpu_synchronize());
   return best;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Where the time of an element-wise op goes: `host_us`, the host time of
+ * one call starting with an idle GPU (best of reps); `piped_ms`, the time per
+ * call of 10 calls queued back to back (host work overlapped with the GPU's);
+ * the call captured as a CUDA graph: `nodes` (kernel launches and copies per
+ * call) and `graph_ms`, the replay time (the GPU's work alone).  nodes = -1
+ * when the call cannot be captured. */
+static void breakdown(op_fn op, void *ctx, double *host_us, double *piped_ms, int *nodes, double *graph_ms) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    OK(bf_gpu_synchronize());
+    double t0 = now();
+    OK(op(ctx));
+    double t = now() - t0;
+    best = t < best ? t : best;
+  }
+  *host_us = best * 1e6;
+  best = 1e30;
+  for (int r = 0; r < 3; ++r) {
+    OK(bf_gpu_synchronize());
+    CU(cudaEventRecord(ev0, stream));
+    for (int i = 0; i < 10; ++i) OK(op(ctx));
+    CU(cudaEventRecord(ev1, stream));
+    CU(cudaEventSynchronize(ev1));
+    float ms = 0;
+    CU(cudaEventElapsedTime(&ms, ev0, ev1));
+    best = ms / 10 < best ? ms / 10 : best;
+  }
+  *piped_ms = best;
+  *nodes = -1, *graph_ms = 0;
+  OK(bf_gpu_synchronize());
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) goto out;
+  int err = op(ctx);
+  cudaError_t ce = cudaStreamEndCapture(stream, &graph);
+  if (err || ce != cudaSuccess || !graph) goto out;
+  size_t nn = 0;
+  if (cudaGraphGetNodes(graph, NULL, &nn) != cudaSuccess) goto out;
+  if (cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) goto out;
+  best = 1e30;
+  for (int r = -2; r < reps; ++r) {
+    CU(cudaEventRecord(ev0, stream));
+    CU(cudaGraphLaunch(exec, stream));
+    CU(cudaEventRecord(ev1, stream));
+    CU(cudaEventSynchronize(ev1));
+    float ms = 0;
+    CU(cudaEventElapsedTime(&ms, ev0, ev1));
+    if (r >= 0 && ms < best) best = ms;
+  }
+  *nodes = (int)nn, *graph_ms = best;
+out:
+  (void)cudaGetLastError();
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+  OK(bf_gpu_synchronize());
 }
 
 static bf_multifab *make(int n, int bs, int ng) {
@@ -250,6 +314,21 @@ static void run_case(int n, int bs, double *memcpy_bw_out) {
     misses += !pass;
     printf("  %-14s %9.3f %9.3f %9.0f %7.3f %7s%.2f  %s\n", rows[i].name, t * 1e3, bytes / 1e9, bytes / t / 1e9,
            ratio, ">=", target, pass ? "PASS" : "MISS");
+  }
+  /* breakdown of the element-wise ops (reductions wait for their result: not capturable) */
+  printf("  breakdown: %-14s %9s %12s %8s %10s\n", "op", "host us", "10 piped ms", "launches", "graph ms");
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+    if (rows[i].kind) continue;
+    double hu, pm, gm;
+    int nodes;
+    breakdown(rows[i].fn, &c, &hu, &pm, &nodes, &gm);
+    printf("  breakdown: %-14s %9.1f %12.3f %8d %10.3f\n", rows[i].name, hu, pm, nodes, gm);
+  }
+  {
+    double hu, pm, gm;
+    int nodes;
+    breakdown(op_fill_boundary, &c, &hu, &pm, &nodes, &gm);
+    printf("  breakdown: %-14s %9.1f %12.3f %8d %10.3f\n", "fill_boundary", hu, pm, nodes, gm);
   }
   /* fill_boundary: ghost cells of every box, each read once and written once */
   int64_t gb = (int64_t)(bs + 4) * (bs + 4) * (bs + 4) - (int64_t)bs * bs * bs;

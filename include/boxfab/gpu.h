@@ -76,7 +76,12 @@ BF_EXPORT int64_t bf_gpu_debug_alloc_count(void);
 
 /** True when no work is pending on boxfab's stream (cudaStreamQuery reports
  *  it complete).  Without a GPU always true.  When CUDA reports an error the
- *  answer is false (work may be pending), so callers stay on the safe side. */
+ *  answer is false (work may be pending), so callers stay on the safe side.
+ *  Cheap when nothing was queued since the stream was last seen idle: boxfab
+ *  counts the times its stream is handed out (to its own kernels and copies,
+ *  and by bf_gpu_stream) and asks CUDA only when the count moved.  Work you
+ *  queue yourself on a stream handle obtained earlier is covered once
+ *  bf_gpu_stream() is called again (or bf_gpu_synchronize). */
 BF_EXPORT bool bf_gpu_stream_idle(void);
 
 /** Make `consumer` wait (on the device, the host does not block) for all work

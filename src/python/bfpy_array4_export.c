@@ -483,7 +483,11 @@ PyObject *bfpy_array4_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t
  * holds this Array4 (UnownedMemory's owner), which holds the memory.  CuPy's
  * work must see boxfab's: pending boxfab work is waited for first.  Returns
  * NULL without an exception when this CuPy lacks the pieces (use asarray). */
-static PyObject *a4_cupy_view(PyObject *self, PyObject *cp) {
+/* A CuPy view of a device Array4 (NULL without an exception: let CuPy's own
+ * asarray try).  `c_order`: the C-ordered view (comp, z, y, x); otherwise its
+ * transpose, made directly (shape and strides reversed) rather than through
+ * .T, which would make a second array on the per-box path. */
+static PyObject *a4_cupy_view(PyObject *self, PyObject *cp, bool c_order) {
   static PyObject *unowned, *memptr, *ndarray;
   if (!ndarray) {
     PyObject *cuda = PyObject_GetAttrString(cp, "cuda");
@@ -511,10 +515,11 @@ static PyObject *a4_cupy_view(PyObject *self, PyObject *cp) {
                                         (long long)((hi - lo) * is), self, bf_gpu_device_id());
   PyObject *mp = mem ? PyObject_CallFunction(memptr, "OL", mem, (long long)(-lo * is)) : NULL;
   Py_XDECREF(mem);
-  PyObject *arr = mp ? PyObject_CallFunction(ndarray, "(LLLL)sO(LLLL)", (long long)shape[0], (long long)shape[1],
-                                             (long long)shape[2], (long long)shape[3], k->typestr, mp,
-                                             (long long)strides[0] * is, (long long)strides[1] * is,
-                                             (long long)strides[2] * is, (long long)strides[3] * is)
+  const int o0 = c_order ? 0 : 3, o1 = c_order ? 1 : 2, o2 = c_order ? 2 : 1, o3 = c_order ? 3 : 0;
+  PyObject *arr = mp ? PyObject_CallFunction(ndarray, "(LLLL)sO(LLLL)", (long long)shape[o0], (long long)shape[o1],
+                                             (long long)shape[o2], (long long)shape[o3], k->typestr, mp,
+                                             (long long)strides[o0] * is, (long long)strides[o1] * is,
+                                             (long long)strides[o2] * is, (long long)strides[o3] * is)
                     : NULL;
   Py_XDECREF(mp);
   if (!arr && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "to_cupy: CuPy made no array");
@@ -525,7 +530,11 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
   int copy;
   bool c_order;
   if (a4_copy_order("to_cupy", args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
-  PyObject *cp = PyImport_ImportModule("cupy");
+  /* sys.modules first (a dict lookup; the import machinery costs more on the per-box path) */
+  static PyObject *name_cupy;
+  if (!name_cupy && !(name_cupy = PyUnicode_InternFromString("cupy"))) return NULL;
+  PyObject *cp = PyImport_GetModule(name_cupy);
+  if (!cp && !PyErr_Occurred()) cp = PyImport_Import(name_cupy);
   if (!cp) return NULL; /* ImportError without CuPy */
   PyObject *arr = NULL;
   if (A4(self)->memory == BFPY_MEM_HOST || A4(self)->memory == BFPY_MEM_PINNED) {
@@ -538,13 +547,22 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
       Py_XDECREF(host);
     }
   } else {
-    PyObject *view = a4_cupy_view(self, cp);
-    if (!view && !PyErr_Occurred()) view = PyObject_CallMethod(cp, "asarray", "(O)", self);
+    /* a view: made in the order asked for; a copy: of the C-ordered view, then ordered (F-contiguous for "F") */
+    bool direct = !copy;
+    PyObject *view = a4_cupy_view(self, cp, c_order || !direct);
+    if (!view && !PyErr_Occurred()) {
+      direct = false;
+      view = PyObject_CallMethod(cp, "asarray", "(O)", self);
+    }
     if (view && copy) {
       arr = PyObject_CallMethod(view, "copy", NULL);
       Py_DECREF(view);
     } else {
       arr = view;
+    }
+    if (direct) {
+      Py_DECREF(cp);
+      return arr;
     }
   }
   Py_DECREF(cp);

@@ -41,8 +41,8 @@ int bf_cuda_device_id(void) {
   return cudaGetDevice(&d) == cudaSuccess ? d : -1;
 }
 
-void *bf_cuda_stream(void) {
-  int d = bf_cuda_device_id();
+/* boxfab's stream on device d (created on first use), NULL when it cannot be made. */
+static cudaStream_t stream_of(int d) {
   if (d < 0 || d >= MAX_DEVICES) return NULL;
   pthread_mutex_lock(&stream_lock);
   if (!streams[d] && cudaStreamCreateWithFlags(&streams[d], cudaStreamNonBlocking) != cudaSuccess) {
@@ -54,11 +54,27 @@ void *bf_cuda_stream(void) {
   return s;
 }
 
+/* Pending work, without asking CUDA each time: handed[d] counts the times
+ * the stream was handed out (to queue work on it), idle_at[d] is the count
+ * when the stream was last seen idle.  Equal counts: nothing can have been
+ * queued since, so the stream is idle (the per-box to_cupy path asks this). */
+static atomic_ullong handed[MAX_DEVICES], idle_at[MAX_DEVICES];
+
+void *bf_cuda_stream(void) {
+  int d = bf_cuda_device_id();
+  cudaStream_t s = stream_of(d);
+  if (s) atomic_fetch_add(&handed[d], 1);
+  return s;
+}
+
 int bf_cuda_synchronize(void) {
-  cudaStream_t s = bf_cuda_stream();
+  int d = bf_cuda_device_id();
+  cudaStream_t s = stream_of(d);
   BF_CHECK(s != NULL, BF_ERROR_RUNTIME, "could not create boxfab's CUDA stream");
+  unsigned long long n = atomic_load(&handed[d]);
   cudaError_t e = cudaStreamSynchronize(s);
   if (e != cudaSuccess) return cuda_fail(e, "synchronize");
+  atomic_store(&idle_at[d], n);
   return BF_SUCCESS;
 }
 
@@ -92,10 +108,17 @@ int bf_cuda_memcpy(void *dst, const void *src, size_t nbytes) {
 }
 
 bool bf_cuda_stream_idle(void) {
-  cudaStream_t s = bf_cuda_stream();
-  if (!s) return true; /* no stream yet: nothing was ever queued on it */
+  int d = bf_cuda_device_id();
+  if (d < 0 || d >= MAX_DEVICES) return true;
+  unsigned long long n = atomic_load(&handed[d]);
+  if (n == 0 || atomic_load(&idle_at[d]) == n) return true; /* never handed out, or nothing since idle */
+  cudaStream_t s = stream_of(d);
+  if (!s) return true;
   cudaError_t e = cudaStreamQuery(s);
-  if (e == cudaSuccess) return true;
+  if (e == cudaSuccess) {
+    atomic_store(&idle_at[d], n);
+    return true;
+  }
   if (e != cudaErrorNotReady) (void)cudaGetLastError();
   return false;
 }

@@ -47,8 +47,8 @@ typedef struct bf_cuda_piece {
   int task, p0, np, j0, nj, x0, nxb, count;
 } bf_cuda_piece;
 
-/* Partial result of a reduction (one per piece, one per group of
- * BF_CUDA_RGROUP pieces, and the final result): 16 bytes.
+/* Partial result of a reduction (one per piece, and the final result): 16
+ * bytes.
  *   SUM / ABSSUM / SUMSQ / DOT: v (double data) or aux (exact int64 sum of
  *     int data, wrapping);
  *   MIN / MAX: v and aux = global element index of the first extremum, -1
@@ -60,35 +60,27 @@ typedef struct bf_cuda_rpart {
   int64_t aux;
 } bf_cuda_rpart;
 
-/* Reductions: one block per piece; the last block to finish in each group
- * of BF_CUDA_RGROUP consecutive pieces combines the group's partials in a
- * fixed tree, and the last group the group partials (in a fixed order): the
- * result depends only on the data and the task list, never on the device,
- * the run or the order in which blocks finish.  Scratch (device memory): the
- * result, one partial per piece and per group, and one counter per group
- * plus one (all 0 between launches: the kernel resets what it counts). */
-#define BF_CUDA_RGROUP 256
+/* Reductions: a grid that fills the device once (blocks walk the pieces
+ * b, b + grid, ...); a piece's partial is combined by one block in a fixed
+ * order and tree, whichever block it is; the last block to finish (an atomic
+ * ticket) combines the pieces' partials in a fixed order: the result depends
+ * only on the data and the task list, never on the device, the grid, the run
+ * or the order in which blocks finish.  Scratch (device memory): the ticket
+ * counter (0 between launches: the last block resets it), the result and one
+ * partial per piece. */
 typedef struct bf_cuda_rscratch {
-  bf_cuda_rpart *result, *parts, *gparts;
-  unsigned *counters;
+  bf_cuda_rpart *result, *parts;
+  unsigned *counter;
 } bf_cuda_rscratch;
 
-static inline int64_t bf_cuda_rgroups(int64_t npieces) { return (npieces + BF_CUDA_RGROUP - 1) / BF_CUDA_RGROUP; }
-/* Layout of a scratch buffer for up to `cap` pieces: the counters first (at
- * a place that does not depend on the launch, so that they stay 0), then the
- * result, the partials of the pieces and of the groups. */
-static inline size_t bf_cuda_rcounter_bytes(int64_t cap) {
-  return ((size_t)(bf_cuda_rgroups(cap) + 1) * sizeof(unsigned) + 15) / 16 * 16;
-}
 static inline size_t bf_cuda_rscratch_bytes(int64_t cap) {
-  return bf_cuda_rcounter_bytes(cap) + (size_t)(1 + cap + bf_cuda_rgroups(cap)) * sizeof(bf_cuda_rpart);
+  return sizeof(bf_cuda_rpart) /* the counter, padded */ + (size_t)(1 + cap) * sizeof(bf_cuda_rpart);
 }
-static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base, int64_t cap, int64_t npieces) {
+static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base) {
   bf_cuda_rscratch s;
-  s.counters = (unsigned *)base;
-  s.result = (bf_cuda_rpart *)((char *)base + bf_cuda_rcounter_bytes(cap));
+  s.counter = (unsigned *)base;
+  s.result = (bf_cuda_rpart *)base + 1;
   s.parts = s.result + 1;
-  s.gparts = s.parts + npieces;
   return s;
 }
 
@@ -97,8 +89,9 @@ static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base, int64_t cap, int6
 int bf_cuda_launch_elementwise(const bf_kargs *g, const bf_cuda_ctask *tasks, const bf_cuda_piece *pieces,
                                int64_t npieces, cudaStream_t s);
 
-/* Reduction g over the pieces (one launch, see bf_cuda_rscratch) into
- * *scratch->result.  Returns a cudaError_t. */
+/* Reduction g over the pieces (one launch, see bf_cuda_rscratch; scratch
+ * with room for npieces partials) into *scratch->result.  Returns a
+ * cudaError_t. */
 int bf_cuda_launch_reduce(const bf_kargs *g, const bf_cuda_ctask *tasks, const bf_cuda_piece *pieces,
                           int64_t npieces, const bf_cuda_rscratch *scratch, cudaStream_t s);
 

@@ -10,21 +10,25 @@
  * backend and the file is compiled with --fmad=false: results are bitwise
  * equal to the CPU's.
  *
- * Reductions: one launch, block b does piece b as the element-wise kernels do
- * (short blocks, a full machine until the end), BF_CUDA_RITEMS loads per
- * operand in flight per thread; each thread accumulates its elements in a
- * fixed order, the block combines them in a fixed tree (warp shuffles, then
- * the 8 warps in order) and writes the piece's 16-byte partial.  The last
- * block to finish in a group of BF_CUDA_RGROUP pieces (an atomic ticket)
- * combines the group's partials in a fixed tree, the last group the group
- * partials in a fixed order (cuda_impl.h): the result depends only on the
- * data and the task list, not on the device, the run or the order in which
- * blocks finish.  Min/max carry an element number inside the piece (int),
+ * Reductions: one launch of as many blocks as the device holds at once;
+ * block b does pieces b, b + grid, ... (no block start-up or tail per piece,
+ * so loads stay in flight), RITEMS loads per operand in flight per thread;
+ * each thread accumulates its elements of a piece in a fixed order, the
+ * block combines them in a fixed tree (warp shuffles, then the 8 warps in
+ * order) into the piece's 16-byte partial.  The last block to finish (an
+ * atomic ticket) combines the partials in a fixed order and tree
+ * (cuda_impl.h): the result depends only on the data and the task list, not
+ * on the device, the grid, the run or the order in which blocks finish.
+ * Min/max carry an element number inside the piece (int),
  * turned into a global index once per piece. */
 #include <math.h>
 #include <stdint.h>
 
 #include "cuda_impl.h"
+
+#ifndef BF_CUDA_WALK /* 1: walk pieces by digit additions; 0: divide per element (experiments) */
+#define BF_CUDA_WALK 1
+#endif
 
 namespace {
 
@@ -81,9 +85,53 @@ struct PieceDecoder {
   }
 };
 
+#if !BF_CUDA_WALK
 __device__ __forceinline__ int64_t ofs(const Where &w, int64_t js, int64_t ks, int64_t ns, int comp) {
   return (int64_t)w.x + (int64_t)w.j * js + (int64_t)w.k * ks + (int64_t)(w.n + comp) * ns;
 }
+#else
+/* Walking a piece: thread t takes its elements t, t + S, t + 2S, ...
+ * (S = BF_CUDA_THREADS) in order.  Its position is kept as mixed-radix
+ * digits (x - x0 < nxb, j - j0 < nj, k < nz, n) and a step adds the digits
+ * of S with one carry at most per digit, so the walk costs a few integer
+ * additions per element and no division (the divisions are done once per
+ * piece and thread, by PieceDecoder). */
+struct Walk {
+  int nxb, nj, nz, sx, sj, sk, sn; /* radices, and the digits of S */
+  int xd, jd, k, n;                /* position of the thread's current element */
+  __device__ __forceinline__ Walk(const PieceDecoder &dec, const bf_cuda_piece &pc, int nz_)
+      : nxb(pc.nxb), nj(pc.nj), nz(nz_) {
+    int rows = dec.dx.div(BF_CUDA_THREADS, sx);
+    int planes = dec.dj.div(rows, sj);
+    sn = dec.dz.div(planes, sk);
+    Where w = dec.at((int)threadIdx.x);
+    xd = w.x - pc.x0, jd = w.j - pc.j0, k = w.k, n = w.n;
+  }
+  __device__ __forceinline__ void step() {
+    xd += sx;
+    const bool cx = xd >= nxb;
+    if (cx) xd -= nxb;
+    jd += sj + (int)cx;
+    const bool cj = jd >= nj;
+    if (cj) jd -= nj;
+    k += sk + (int)cj;
+    const bool ck = k >= nz;
+    if (ck) k -= nz;
+    n += sn + (int)ck;
+  }
+};
+
+/* A view's strides, and the offset of the walk's current element in it. */
+struct Cursor {
+  int64_t base, js, ks, ns; /* base: the offset of (x0, j0, 0, comp) */
+  __device__ __forceinline__ Cursor() : base(0), js(0), ks(0), ns(0) {}
+  __device__ __forceinline__ Cursor(const bf_cuda_piece &pc, int64_t js_, int64_t ks_, int64_t ns_, int comp)
+      : base((int64_t)pc.x0 + (int64_t)pc.j0 * js_ + (int64_t)comp * ns_), js(js_), ks(ks_), ns(ns_) {}
+  __device__ __forceinline__ int64_t at(const Walk &w) const {
+    return base + w.xd + (int64_t)w.jd * js + (int64_t)w.k * ks + (int64_t)w.n * ns;
+  }
+};
+#endif
 
 /* ---- arithmetic, as in src/backend/cpu/cpu_elementwise.c ----------------------------- */
 
@@ -156,21 +204,32 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
   int64_t bjs = 0, bks = 0, bns = 0, cjs = 0, cks = 0, cns = 0;
   if (Uses<OP>::b) bjs = t.bjs, bks = t.bks, bns = t.bns;
   if (Uses<OP>::c) cjs = t.cjs, cks = t.cks, cns = t.cns;
+#if BF_CUDA_WALK
+  Walk walk(dec, pc, t.nz);
+  Cursor ca(pc, ajs, aks, ans, p.acomp), cb, cc;
+  if (Uses<OP>::b) cb = Cursor(pc, bjs, bks, bns, p.bcomp);
+  if (Uses<OP>::c) cc = Cursor(pc, cjs, cks, cns, p.ccomp);
+#endif
   for (int base = 0; base < pc.count; base += BF_CUDA_BATCH) {
     int lim = pc.count - base;
     int64_t ao[BF_CUDA_ITEMS], bo[BF_CUDA_ITEMS], co[BF_CUDA_ITEMS];
     T va[BF_CUDA_ITEMS], vb[BF_CUDA_ITEMS], vc[BF_CUDA_ITEMS];
 #pragma unroll
-    for (int u = 0; u < BF_CUDA_ITEMS; ++u) {
-      int e = (int)threadIdx.x + u * BF_CUDA_THREADS;
-      ao[u] = bo[u] = co[u] = 0;
+    for (int u = 0; u < BF_CUDA_ITEMS; ++u) { /* the offsets of the thread's elements of the batch */
       va[u] = vb[u] = vc[u] = T(0);
+#if BF_CUDA_WALK
+      ao[u] = ca.at(walk), bo[u] = cb.at(walk), co[u] = cc.at(walk);
+      walk.step();
+#else
+      ao[u] = bo[u] = co[u] = 0;
+      int e = (int)threadIdx.x + u * BF_CUDA_THREADS;
       if (e < lim) {
         Where w = dec.at(base + e);
         ao[u] = ofs(w, ajs, aks, ans, p.acomp);
         if (Uses<OP>::b) bo[u] = ofs(w, bjs, bks, bns, p.bcomp);
         if (Uses<OP>::c) co[u] = ofs(w, cjs, cks, cns, p.ccomp);
       }
+#endif
     }
     /* all loads first: BF_CUDA_ITEMS (per operand) in flight per thread */
 #pragma unroll
@@ -227,7 +286,7 @@ template <typename T> cudaError_t dispatch_ew(int op, const EwParams<T> &p, int6
 struct RParams {
   const bf_cuda_ctask *tasks;
   const bf_cuda_piece *pieces;
-  int64_t npieces, ngroups;
+  int64_t npieces;
   int acomp, bcomp;
   uintptr_t abase, bbase;
   bf_cuda_rscratch sc;
@@ -263,9 +322,8 @@ template <int OP> __device__ __forceinline__ void rcombine(RPart &r, const RPart
   }
 }
 
-/* The block's values combined in a fixed tree; the result is in thread 0.
- * `sh` (NWARPS entries) is free on entry and on exit. */
-template <int OP> __device__ __forceinline__ RPart block_reduce(RPart x, RPart *sh) {
+/* The warp's values combined in a fixed tree; the result is in lane 0. */
+template <int OP> __device__ __forceinline__ RPart warp_reduce(RPart x) {
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) {
     RPart o;
@@ -273,6 +331,13 @@ template <int OP> __device__ __forceinline__ RPart block_reduce(RPart x, RPart *
     o.aux = (int64_t)__shfl_down_sync(0xffffffffu, (long long)x.aux, off);
     rcombine<OP>(x, o);
   }
+  return x;
+}
+
+/* The block's values combined in a fixed tree; the result is in thread 0.
+ * `sh` (NWARPS entries) is free on entry and on exit. */
+template <int OP> __device__ __forceinline__ RPart block_reduce(RPart x, RPart *sh) {
+  x = warp_reduce<OP>(x);
   if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = x;
   __syncthreads();
   if (threadIdx.x == 0)
@@ -334,14 +399,24 @@ template <typename T, int OP> __device__ __forceinline__ void accumulate(RPart &
   }
 }
 
-template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_kernel(RParams p) {
-  __shared__ RPart sh[NWARPS];
-  __shared__ int last;
-  const bf_cuda_piece pc = p.pieces[blockIdx.x];
+/* The partial of piece `pi` (descriptor pc) by this block: every thread
+ * accumulates its elements (e = threadIdx.x + BF_CUDA_THREADS * i, in
+ * increasing i), each warp combines its threads in a fixed tree and writes
+ * its value to sh[warp]; the caller combines the warps after a barrier. */
+template <typename T, int OP>
+__device__ __forceinline__ void reduce_piece(const RParams &p, const bf_cuda_piece &pc, RPart *sh) {
   const bf_cuda_ctask &t = p.tasks[pc.task];
   PieceDecoder dec(pc, t.nz);
   const T *A = (const T *)(t.a + p.abase), *B = (const T *)(t.b + p.bbase);
   const uint8_t *mask = t.mask;
+  const int64_t ajs = t.ajs, aks = t.aks, ans = t.ans;
+  int64_t bjs = 0, bks = 0, bns = 0;
+  if (OP == BF_ROP_DOT) bjs = t.bjs, bks = t.bks, bns = t.bns;
+#if BF_CUDA_WALK
+  Walk walk(dec, pc, t.nz);
+  Cursor ca(pc, ajs, aks, ans, p.acomp), cb;
+  if (OP == BF_ROP_DOT) cb = Cursor(pc, bjs, bks, bns, p.bcomp);
+#endif
   RPart acc = rinit<OP>();
   for (int base = 0; base < pc.count; base += RITEMS * BF_CUDA_THREADS) {
     T va[RITEMS], vb[RITEMS];
@@ -351,75 +426,128 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
       int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
       on[u] = e < pc.count;
       va[u] = vb[u] = T(0);
+#if BF_CUDA_WALK
+      if (on[u] && mask && !mask[((int64_t)(pc.j0 + walk.jd) + (int64_t)t.ny * walk.k) * t.nx + pc.x0 + walk.xd])
+        on[u] = false;
+      if (on[u]) {
+        va[u] = A[ca.at(walk)];
+        if (OP == BF_ROP_DOT) vb[u] = B[cb.at(walk)];
+      }
+      walk.step();
+#else
       if (on[u]) {
         Where w = dec.at(e);
         if (mask && !mask[((int64_t)w.j + (int64_t)t.ny * w.k) * t.nx + w.x]) on[u] = false;
         if (on[u]) {
-          va[u] = A[ofs(w, t.ajs, t.aks, t.ans, p.acomp)];
-          if (OP == BF_ROP_DOT) vb[u] = B[ofs(w, t.bjs, t.bks, t.bns, p.bcomp)];
+          va[u] = A[ofs(w, ajs, aks, ans, p.acomp)];
+          if (OP == BF_ROP_DOT) vb[u] = B[ofs(w, bjs, bks, bns, p.bcomp)];
         }
       }
+#endif
     }
 #pragma unroll
     for (int u = 0; u < RITEMS; ++u)
       if (on[u]) accumulate<T, OP>(acc, va[u], vb[u], base + (int)threadIdx.x + u * BF_CUDA_THREADS);
   }
-  acc = block_reduce<OP>(acc, sh);
-  const int64_t gi = blockIdx.x / BF_CUDA_RGROUP, g0 = gi * BF_CUDA_RGROUP;
-  const int gsize = (int)(p.npieces - g0 < BF_CUDA_RGROUP ? p.npieces - g0 : BF_CUDA_RGROUP);
-  if (threadIdx.x == 0) {
-    if ((OP == BF_ROP_MIN || OP == BF_ROP_MAX) && acc.aux >= 0) { /* element number -> global index */
-      Where w = dec.at((int)acc.aux);
-      acc.aux = t.gofs + w.x + (int64_t)t.nx * ((int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k + (int64_t)t.nz * w.n));
+  acc = warp_reduce<OP>(acc);
+  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = acc;
+}
+
+/* Block b does pieces b, b + gridDim.x, ...: per piece one barrier (the
+ * warps' values are double-buffered in shared memory, so the next piece
+ * starts while thread 0 combines them and writes the piece's partial).  The
+ * last block to finish combines the partials: thread k those of pieces
+ * k, k + BF_CUDA_THREADS, ... in increasing order, then the block in a fixed
+ * tree. */
+template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_kernel(RParams p) {
+  __shared__ RPart sh[2][NWARPS];
+  __shared__ int last;
+  int buf = 0;
+  for (int64_t pi = blockIdx.x; pi < p.npieces; pi += gridDim.x, buf ^= 1) {
+    const bf_cuda_piece pc = p.pieces[pi];
+    reduce_piece<T, OP>(p, pc, sh[buf]);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      RPart x = sh[buf][0];
+      for (int w = 1; w < NWARPS; ++w) rcombine<OP>(x, sh[buf][w]);
+      if ((OP == BF_ROP_MIN || OP == BF_ROP_MAX) && x.aux >= 0) { /* element number -> global index */
+        const bf_cuda_ctask &t = p.tasks[pc.task];
+        PieceDecoder dec(pc, t.nz);
+        Where w = dec.at((int)x.aux);
+        x.aux = t.gofs + w.x + (int64_t)t.nx * ((int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k + (int64_t)t.nz * w.n));
+      }
+      p.sc.parts[pi] = x;
     }
-    p.sc.parts[blockIdx.x] = acc;
-    __threadfence();
-    last = atomicAdd(&p.sc.counters[gi], 1u) == (unsigned)(gsize - 1);
   }
-  __syncthreads();
-  if (!last) return;
-  /* the group's last block: its partials in a fixed tree */
-  __threadfence();
-  RPart x = rinit<OP>();
-  if ((int)threadIdx.x < gsize) x = load_part(&p.sc.parts[g0 + threadIdx.x]);
-  x = block_reduce<OP>(x, sh);
   if (threadIdx.x == 0) {
-    p.sc.gparts[gi] = x;
-    p.sc.counters[gi] = 0;
     __threadfence();
-    last = atomicAdd(&p.sc.counters[p.ngroups], 1u) == (unsigned)(p.ngroups - 1);
+    last = atomicAdd(p.sc.counter, 1u) == gridDim.x - 1;
   }
   __syncthreads();
   if (!last) return;
-  /* the last group: thread k combines group partials k, k + T, ... in order, then a fixed tree */
   __threadfence();
   RPart y = rinit<OP>();
-  for (int64_t b = threadIdx.x; b < p.ngroups; b += BF_CUDA_THREADS) {
-    RPart q = load_part(&p.sc.gparts[b]);
+  int64_t k = threadIdx.x;
+  for (; k + (RITEMS - 1) * BF_CUDA_THREADS < p.npieces; k += RITEMS * BF_CUDA_THREADS) {
+    RPart q[RITEMS]; /* loads first, then combined in order */
+#pragma unroll
+    for (int u = 0; u < RITEMS; ++u) q[u] = load_part(&p.sc.parts[k + u * BF_CUDA_THREADS]);
+#pragma unroll
+    for (int u = 0; u < RITEMS; ++u) rcombine<OP>(y, q[u]);
+  }
+  for (; k < p.npieces; k += BF_CUDA_THREADS) {
+    RPart q = load_part(&p.sc.parts[k]);
     rcombine<OP>(y, q);
   }
-  y = block_reduce<OP>(y, sh);
+  y = block_reduce<OP>(y, sh[0]);
   if (threadIdx.x == 0) {
     *p.sc.result = y;
-    p.sc.counters[p.ngroups] = 0;
+    *p.sc.counter = 0;
   }
 }
 
+/* Blocks of reduce_kernel<T, OP> resident on the whole device at once (per
+ * device, asked once). */
+template <typename T, int OP> int resident_blocks() {
+  static int cached[64];
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+    (void)cudaGetLastError();
+    return 1;
+  }
+  if (!cached[dev]) {
+    int per_sm = 0, sms = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel<T, OP>, BF_CUDA_THREADS, 0) !=
+            cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      per_sm = 1, sms = 1;
+    }
+    cached[dev] = (per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+  }
+  return cached[dev];
+}
+
+template <typename T, int OP> cudaError_t launch_r(const RParams &p, cudaStream_t s) {
+  int64_t nb = resident_blocks<T, OP>();
+  if (nb > p.npieces) nb = p.npieces;
+  reduce_kernel<T, OP><<<(unsigned)nb, BF_CUDA_THREADS, 0, s>>>(p);
+  return cudaGetLastError();
+}
+
 template <typename T> cudaError_t dispatch_r(int op, const RParams &p, cudaStream_t s) {
-  unsigned nb = (unsigned)p.npieces;
   switch (op) {
-  case BF_ROP_SUM: reduce_kernel<T, BF_ROP_SUM><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_MIN: reduce_kernel<T, BF_ROP_MIN><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_MAX: reduce_kernel<T, BF_ROP_MAX><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_ABSMAX: reduce_kernel<T, BF_ROP_ABSMAX><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_ABSSUM: reduce_kernel<T, BF_ROP_ABSSUM><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_SUMSQ: reduce_kernel<T, BF_ROP_SUMSQ><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_DOT: reduce_kernel<T, BF_ROP_DOT><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_HASNAN: reduce_kernel<T, BF_ROP_HASNAN><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
-  case BF_ROP_HASINF: reduce_kernel<T, BF_ROP_HASINF><<<nb, BF_CUDA_THREADS, 0, s>>>(p); break;
+  case BF_ROP_SUM: return launch_r<T, BF_ROP_SUM>(p, s);
+  case BF_ROP_MIN: return launch_r<T, BF_ROP_MIN>(p, s);
+  case BF_ROP_MAX: return launch_r<T, BF_ROP_MAX>(p, s);
+  case BF_ROP_ABSMAX: return launch_r<T, BF_ROP_ABSMAX>(p, s);
+  case BF_ROP_ABSSUM: return launch_r<T, BF_ROP_ABSSUM>(p, s);
+  case BF_ROP_SUMSQ: return launch_r<T, BF_ROP_SUMSQ>(p, s);
+  case BF_ROP_DOT: return launch_r<T, BF_ROP_DOT>(p, s);
+  case BF_ROP_HASNAN: return launch_r<T, BF_ROP_HASNAN>(p, s);
+  case BF_ROP_HASINF: return launch_r<T, BF_ROP_HASINF>(p, s);
   default: return cudaErrorInvalidValue;
   }
-  return cudaGetLastError();
 }
 
 } // namespace
@@ -440,6 +568,6 @@ extern "C" int bf_cuda_launch_reduce(const bf_kargs *g, const bf_cuda_ctask *tas
                                      int64_t npieces, const bf_cuda_rscratch *scratch, cudaStream_t s) {
   if (npieces <= 0) return cudaSuccess;
   if (npieces > 0x7fffffffll) return cudaErrorInvalidConfiguration;
-  RParams p = {tasks, pieces, npieces, bf_cuda_rgroups(npieces), g->acomp, g->bcomp, g->abase, g->bbase, *scratch};
+  RParams p = {tasks, pieces, npieces, g->acomp, g->bcomp, g->abase, g->bbase, *scratch};
   return g->type == BF_KTYPE_DOUBLE ? dispatch_r<double>(g->op, p, s) : dispatch_r<int>(g->op, p, s);
 }

@@ -17,9 +17,9 @@
  * buffer.
  *
  * Elementwise returns without waiting (stream order keeps later work after
- * it).  A reduction is one kernel (cuda_kernels.cu: one block per piece, the
- * last block of every 256 combines them, the last of those the whole) and
- * one 16-byte copy of the result to pinned memory, then one stream
+ * it).  A reduction is one kernel (cuda_kernels.cu: a grid that fills the
+ * device walks the pieces, one partial per piece, the last block to finish
+ * combines them) and one 16-byte copy of the result to pinned memory, then one stream
  * synchronization.  The staging buffer is reused once the previous upload
  * has finished (an event).
  *
@@ -119,7 +119,7 @@ static int stage_upload(void *dst, size_t n, cudaStream_t s) {
   return BF_SUCCESS;
 }
 
-/* The reduction scratch for `npieces` pieces (zeroed counters), and the
+/* The reduction scratch for `npieces` pieces (zeroed counter), and the
  * pinned result.  Called with ops_lock held. */
 static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *out) {
   cudaError_t e;
@@ -134,10 +134,10 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
     d_rscratch = NULL, rscratch_cap = 0;
     if ((e = cudaMalloc(&d_rscratch, bytes)) != cudaSuccess) return cuda_fail(e, "kernel");
     rscratch_cap = cap, rscratch_dev = dev;
-    /* the counters start at 0; every launch leaves them at 0 */
+    /* the counter starts at 0; every launch leaves it at 0 */
     if ((e = cudaMemsetAsync(d_rscratch, 0, bytes, s)) != cudaSuccess) return cuda_fail(e, "kernel");
   }
-  *out = bf_cuda_rscratch_at(d_rscratch, rscratch_cap, npieces);
+  *out = bf_cuda_rscratch_at(d_rscratch);
   return BF_SUCCESS;
 }
 
