@@ -176,6 +176,7 @@ typedef struct ctx {
   size_t nbytes;              /* bytes of one of x, y, z */
   double r;
   bf_periodicity per;
+  int dir; /* op_fill_dir: the direction */
 } ctx;
 
 static bf_intvect ng0(void) { return bf_intvect_splat(3, 0); }
@@ -218,6 +219,12 @@ static int op_max(void *p) {
 static int op_dot(void *p) {
   ctx *c = p;
   return bf_multifab_dot(c->x, 0, c->y, 0, 1, ng0(), false, &c->r);
+}
+static int op_fill_dir(void *p) {
+  ctx *c = p;
+  bf_intvect ng = bf_intvect_splat(3, 0);
+  ng.v[c->dir] = 2;
+  return bf_multifab_fill_boundary(c->g, 0, 1, ng, &c->per, false);
 }
 static int op_fill_boundary(void *p) {
   ctx *c = p;
@@ -329,6 +336,17 @@ static void run_case(int n, int bs, double *memcpy_bw_out) {
     int nodes;
     breakdown(op_fill_boundary, &c, &hu, &pm, &nodes, &gm);
     printf("  breakdown: %-14s %9.1f %12.3f %8d %10.3f\n", "fill_boundary", hu, pm, nodes, gm);
+  }
+  /* fill_boundary by direction: the ghosts of one direction only (faces, no edges or corners) */
+  for (int d = 0; d < 3; ++d) {
+    c.dir = d;
+    double t = best_of(op_fill_dir, &c), fb = 2.0 * 8.0 * 2.0 * 2.0 * (double)bs * bs * (double)nboxes;
+    double hu, pm, gm;
+    int nodes;
+    breakdown(op_fill_dir, &c, &hu, &pm, &nodes, &gm);
+    printf("  breakdown: fill_boundary %c only: %.3f ms, %.3f GB moved, %.0f GB/s (%.2fx its bytes at memcpy "
+           "bandwidth); graph %.3f ms\n",
+           "xyz"[d], t * 1e3, fb / 1e9, fb / t / 1e9, t / (fb / bw_mc), gm);
   }
   /* fill_boundary: ghost cells of every box, each read once and written once */
   int64_t gb = (int64_t)(bs + 4) * (bs + 4) * (bs + 4) - (int64_t)bs * bs * bs;

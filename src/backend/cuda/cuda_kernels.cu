@@ -11,24 +11,22 @@
  * equal to the CPU's.
  *
  * Reductions: one launch of as many blocks as the device holds at once;
- * block b does pieces b, b + grid, ... (no block start-up or tail per piece,
- * so loads stay in flight), RITEMS loads per operand in flight per thread;
- * each thread accumulates its elements of a piece in a fixed order, the
- * block combines them in a fixed tree (warp shuffles, then the 8 warps in
- * order) into the piece's 16-byte partial.  The last block to finish (an
- * atomic ticket) combines the partials in a fixed order and tree
- * (cuda_impl.h): the result depends only on the data and the task list, not
- * on the device, the grid, the run or the order in which blocks finish.
+ * block b does pieces b, b + grid, ... (no block start-up or tail per
+ * piece); the operands stream through a ring in shared memory filled by
+ * asynchronous copies (cp.async), several stages ahead, so the loads in
+ * flight are not bounded by registers; each thread accumulates its elements
+ * of a piece in a fixed order, the block combines them in a fixed tree (warp
+ * shuffles, then the 8 warps in order) into the piece's 16-byte partial.  The
+ * last block to finish (an atomic ticket) combines the partials in a fixed
+ * order and tree (cuda_impl.h): the result depends only on the data and the
+ * task list, not on the device, the grid, the run or the order in which
+ * blocks finish.
  * Min/max carry an element number inside the piece (int),
  * turned into a global index once per piece. */
 #include <math.h>
 #include <stdint.h>
 
 #include "cuda_impl.h"
-
-#ifndef BF_CUDA_WALK /* 1: walk pieces by digit additions; 0: divide per element (experiments) */
-#define BF_CUDA_WALK 1
-#endif
 
 namespace {
 
@@ -85,11 +83,6 @@ struct PieceDecoder {
   }
 };
 
-#if !BF_CUDA_WALK
-__device__ __forceinline__ int64_t ofs(const Where &w, int64_t js, int64_t ks, int64_t ns, int comp) {
-  return (int64_t)w.x + (int64_t)w.j * js + (int64_t)w.k * ks + (int64_t)(w.n + comp) * ns;
-}
-#else
 /* Walking a piece: thread t takes its elements t, t + S, t + 2S, ...
  * (S = BF_CUDA_THREADS) in order.  Its position is kept as mixed-radix
  * digits (x - x0 < nxb, j - j0 < nj, k < nz, n) and a step adds the digits
@@ -99,6 +92,7 @@ __device__ __forceinline__ int64_t ofs(const Where &w, int64_t js, int64_t ks, i
 struct Walk {
   int nxb, nj, nz, sx, sj, sk, sn; /* radices, and the digits of S */
   int xd, jd, k, n;                /* position of the thread's current element */
+  __device__ __forceinline__ Walk() {}
   __device__ __forceinline__ Walk(const PieceDecoder &dec, const bf_cuda_piece &pc, int nz_)
       : nxb(pc.nxb), nj(pc.nj), nz(nz_) {
     int rows = dec.dx.div(BF_CUDA_THREADS, sx);
@@ -131,7 +125,6 @@ struct Cursor {
     return base + w.xd + (int64_t)w.jd * js + (int64_t)w.k * ks + (int64_t)w.n * ns;
   }
 };
-#endif
 
 /* ---- arithmetic, as in src/backend/cpu/cpu_elementwise.c ----------------------------- */
 
@@ -204,12 +197,10 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
   int64_t bjs = 0, bks = 0, bns = 0, cjs = 0, cks = 0, cns = 0;
   if (Uses<OP>::b) bjs = t.bjs, bks = t.bks, bns = t.bns;
   if (Uses<OP>::c) cjs = t.cjs, cks = t.cks, cns = t.cns;
-#if BF_CUDA_WALK
   Walk walk(dec, pc, t.nz);
   Cursor ca(pc, ajs, aks, ans, p.acomp), cb, cc;
   if (Uses<OP>::b) cb = Cursor(pc, bjs, bks, bns, p.bcomp);
   if (Uses<OP>::c) cc = Cursor(pc, cjs, cks, cns, p.ccomp);
-#endif
   for (int base = 0; base < pc.count; base += BF_CUDA_BATCH) {
     int lim = pc.count - base;
     int64_t ao[BF_CUDA_ITEMS], bo[BF_CUDA_ITEMS], co[BF_CUDA_ITEMS];
@@ -217,19 +208,8 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
 #pragma unroll
     for (int u = 0; u < BF_CUDA_ITEMS; ++u) { /* the offsets of the thread's elements of the batch */
       va[u] = vb[u] = vc[u] = T(0);
-#if BF_CUDA_WALK
       ao[u] = ca.at(walk), bo[u] = cb.at(walk), co[u] = cc.at(walk);
       walk.step();
-#else
-      ao[u] = bo[u] = co[u] = 0;
-      int e = (int)threadIdx.x + u * BF_CUDA_THREADS;
-      if (e < lim) {
-        Where w = dec.at(base + e);
-        ao[u] = ofs(w, ajs, aks, ans, p.acomp);
-        if (Uses<OP>::b) bo[u] = ofs(w, bjs, bks, bns, p.bcomp);
-        if (Uses<OP>::c) co[u] = ofs(w, cjs, cks, cns, p.ccomp);
-      }
-#endif
     }
     /* all loads first: BF_CUDA_ITEMS (per operand) in flight per thread */
 #pragma unroll
@@ -280,7 +260,6 @@ template <typename T> cudaError_t dispatch_ew(int op, const EwParams<T> &p, int6
 
 /* ---- reductions -------------------------------------------------------------------- */
 
-#define RITEMS 8 /* elements per thread per batch: loads in flight per operand */
 #define NWARPS (BF_CUDA_THREADS / 32)
 
 struct RParams {
@@ -399,86 +378,158 @@ template <typename T, int OP> __device__ __forceinline__ void accumulate(RPart &
   }
 }
 
-/* The partial of piece `pi` (descriptor pc) by this block: every thread
- * accumulates its elements (e = threadIdx.x + BF_CUDA_THREADS * i, in
- * increasing i), each warp combines its threads in a fixed tree and writes
- * its value to sh[warp]; the caller combines the warps after a barrier. */
-template <typename T, int OP>
-__device__ __forceinline__ void reduce_piece(const RParams &p, const bf_cuda_piece &pc, RPart *sh) {
-  const bf_cuda_ctask &t = p.tasks[pc.task];
-  PieceDecoder dec(pc, t.nz);
-  const T *A = (const T *)(t.a + p.abase), *B = (const T *)(t.b + p.bbase);
-  const uint8_t *mask = t.mask;
-  const int64_t ajs = t.ajs, aks = t.aks, ans = t.ans;
-  int64_t bjs = 0, bks = 0, bns = 0;
-  if (OP == BF_ROP_DOT) bjs = t.bjs, bks = t.bks, bns = t.bns;
-#if BF_CUDA_WALK
-  Walk walk(dec, pc, t.nz);
-  Cursor ca(pc, ajs, aks, ans, p.acomp), cb;
-  if (OP == BF_ROP_DOT) cb = Cursor(pc, bjs, bks, bns, p.bcomp);
-#endif
-  RPart acc = rinit<OP>();
-  for (int base = 0; base < pc.count; base += RITEMS * BF_CUDA_THREADS) {
-    T va[RITEMS], vb[RITEMS];
-    bool on[RITEMS];
-#pragma unroll
-    for (int u = 0; u < RITEMS; ++u) {
-      int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
-      on[u] = e < pc.count;
-      va[u] = vb[u] = T(0);
-#if BF_CUDA_WALK
-      if (on[u] && mask && !mask[((int64_t)(pc.j0 + walk.jd) + (int64_t)t.ny * walk.k) * t.nx + pc.x0 + walk.xd])
-        on[u] = false;
-      if (on[u]) {
-        va[u] = A[ca.at(walk)];
-        if (OP == BF_ROP_DOT) vb[u] = B[cb.at(walk)];
-      }
-      walk.step();
-#else
-      if (on[u]) {
-        Where w = dec.at(e);
-        if (mask && !mask[((int64_t)w.j + (int64_t)t.ny * w.k) * t.nx + w.x]) on[u] = false;
-        if (on[u]) {
-          va[u] = A[ofs(w, ajs, aks, ans, p.acomp)];
-          if (OP == BF_ROP_DOT) vb[u] = B[ofs(w, bjs, bks, bns, p.bcomp)];
-        }
-      }
-#endif
-    }
-#pragma unroll
-    for (int u = 0; u < RITEMS; ++u)
-      if (on[u]) accumulate<T, OP>(acc, va[u], vb[u], base + (int)threadIdx.x + u * BF_CUDA_THREADS);
-  }
-  acc = warp_reduce<OP>(acc);
-  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = acc;
+/* Copies into shared memory that run while the thread goes on (cp.async,
+ * sm_80 and later): the loads in flight are limited by shared memory, not by
+ * registers.  Waiting for all but the last N groups makes the older copies
+ * visible to the thread that issued them. */
+template <typename T> __device__ __forceinline__ void cp_async(T *dst, const T *src) {
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(src), "n"(sizeof(T)) : "memory");
 }
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
-/* Block b does pieces b, b + gridDim.x, ...: per piece one barrier (the
- * warps' values are double-buffered in shared memory, so the next piece
- * starts while thread 0 combines them and writes the piece's partial).  The
- * last block to finish combines the partials: thread k those of pieces
- * k, k + BF_CUDA_THREADS, ... in increasing order, then the block in a fixed
- * tree. */
+/* Reductions stream their operands through a ring of RSTAGES stages in
+ * shared memory: a stage is RK elements per thread (per operand) of one
+ * round of a piece; RSTAGES - 1 stages are in flight while the thread
+ * accumulates the oldest.  Each thread reads only the slots it filled, so
+ * the ring needs no barrier. */
+#ifndef BF_CUDA_RSTAGES
+#define BF_CUDA_RSTAGES 4
+#endif
+template <int OP> struct RShape {
+  static const int stages = BF_CUDA_RSTAGES;
+  static const int k = OP == BF_ROP_DOT ? 4 : 8; /* elements per thread per stage and operand */
+  static const int round = k * BF_CUDA_THREADS;  /* elements of a piece per stage */
+  static const unsigned mask = (1u << k) - 1;
+  static const int operands = OP == BF_ROP_DOT ? 2 : 1;
+};
+template <typename T, int OP> struct RRing {
+  static const size_t bytes =
+      (size_t)RShape<OP>::stages * RShape<OP>::k * BF_CUDA_THREADS * sizeof(T) * RShape<OP>::operands;
+};
+
+/* The issuing side of a block's walk through its pieces b, b + grid, ...:
+ * the piece it is in, the round in it, and the walk's position. */
+template <typename T, int OP> struct RIssuer {
+  int64_t pi;
+  int r, nr, count, nx, ny, x0, j0;
+  const T *A, *B;
+  const uint8_t *mask;
+  Walk walk;
+  Cursor ca, cb;
+
+  __device__ __forceinline__ void start(const RParams &p) {
+    r = 0;
+    if (pi >= p.npieces) return;
+    const bf_cuda_piece pc = p.pieces[pi];
+    const bf_cuda_ctask &t = p.tasks[pc.task];
+    PieceDecoder dec(pc, t.nz);
+    walk = Walk(dec, pc, t.nz);
+    A = (const T *)(t.a + p.abase), B = (const T *)(t.b + p.bbase);
+    mask = t.mask, nx = t.nx, ny = t.ny, x0 = pc.x0, j0 = pc.j0;
+    ca = Cursor(pc, t.ajs, t.aks, t.ans, p.acomp);
+    if (OP == BF_ROP_DOT) cb = Cursor(pc, t.bjs, t.bks, t.bns, p.bcomp);
+    count = pc.count;
+    nr = (count + RShape<OP>::round - 1) / RShape<OP>::round;
+  }
+
+  /* Issue the next stage into ring slot `slot` (nothing once the block's
+   * pieces are done: an empty group keeps the count of groups); returns a
+   * bit per element that was copied (in the piece, and owned where there is
+   * a mask). */
+  __device__ __forceinline__ unsigned issue(const RParams &p, T *ringA, T *ringB, int slot) {
+    typedef RShape<OP> S;
+    unsigned bits = 0;
+    if (pi < p.npieces) {
+      const int base = r * S::round;
+#pragma unroll
+      for (int u = 0; u < S::k; ++u) {
+        const int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
+        bool ok = e < count;
+        if (ok && mask && !mask[((int64_t)(j0 + walk.jd) + (int64_t)ny * walk.k) * nx + x0 + walk.xd]) ok = false;
+        if (ok) {
+          const int at = (slot * S::k + u) * BF_CUDA_THREADS + (int)threadIdx.x;
+          cp_async(&ringA[at], A + ca.at(walk));
+          if (OP == BF_ROP_DOT) cp_async(&ringB[at], B + cb.at(walk));
+          bits |= 1u << u;
+        }
+        walk.step();
+      }
+      if (++r == nr) {
+        pi += gridDim.x;
+        start(p);
+      }
+    }
+    cp_commit();
+    return bits;
+  }
+};
+
+/* Block b does pieces b, b + gridDim.x, ...: the operands stream through the
+ * ring across piece boundaries; each thread accumulates its elements of a
+ * piece (e = threadIdx.x + BF_CUDA_THREADS * i, in increasing i), each warp
+ * combines its threads in a fixed tree, and after one barrier per piece
+ * thread 0 combines the warps in order into the piece's partial (the warps'
+ * values are double-buffered in shared memory, so the next piece goes on
+ * meanwhile).  The last block to finish combines the partials: thread k
+ * those of pieces k, k + BF_CUDA_THREADS, ... in increasing order, then the
+ * block in a fixed tree. */
 template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS) reduce_kernel(RParams p) {
+  typedef RShape<OP> S;
+  extern __shared__ __align__(16) unsigned char ring_raw[];
+  T *ringA = (T *)ring_raw, *ringB = ringA + S::stages * S::round;
   __shared__ RPart sh[2][NWARPS];
   __shared__ int last;
-  int buf = 0;
-  for (int64_t pi = blockIdx.x; pi < p.npieces; pi += gridDim.x, buf ^= 1) {
-    const bf_cuda_piece pc = p.pieces[pi];
-    reduce_piece<T, OP>(p, pc, sh[buf]);
+  RIssuer<T, OP> is;
+  is.pi = blockIdx.x;
+  is.start(p);
+  int64_t cpi = blockIdx.x; /* the piece being accumulated, its round and rounds */
+  int cr = 0, cnr = cpi < p.npieces ? (p.pieces[cpi].count + S::round - 1) / S::round : 0;
+  unsigned vbits = 0; /* the copied bits of every slot, S::k bits each */
+#pragma unroll
+  for (int st = 0; st < S::stages - 1; ++st) vbits |= is.issue(p, ringA, ringB, st) << (st * S::k);
+  int si = S::stages - 1, sc = 0, buf = 0;
+  RPart acc = rinit<OP>();
+  while (cpi < p.npieces) {
+    const unsigned b = is.issue(p, ringA, ringB, si);
+    vbits = (vbits & ~(S::mask << (si * S::k))) | (b << (si * S::k));
+    si = si + 1 == S::stages ? 0 : si + 1;
+    cp_wait<S::stages - 1>(); /* slot sc has landed */
+    const unsigned bits = (vbits >> (sc * S::k)) & S::mask;
+    const int base = cr * S::round;
+#pragma unroll
+    for (int u = 0; u < S::k; ++u) {
+      if (bits >> u & 1u) {
+        const int at = (sc * S::k + u) * BF_CUDA_THREADS + (int)threadIdx.x;
+        accumulate<T, OP>(acc, ringA[at], OP == BF_ROP_DOT ? ringB[at] : T(0),
+                          base + (int)threadIdx.x + u * BF_CUDA_THREADS);
+      }
+    }
+    sc = sc + 1 == S::stages ? 0 : sc + 1;
+    if (++cr < cnr) continue;
+    /* the piece is done: its partial */
+    acc = warp_reduce<OP>(acc);
+    if ((threadIdx.x & 31) == 0) sh[buf][threadIdx.x >> 5] = acc;
     __syncthreads();
     if (threadIdx.x == 0) {
       RPart x = sh[buf][0];
       for (int w = 1; w < NWARPS; ++w) rcombine<OP>(x, sh[buf][w]);
       if ((OP == BF_ROP_MIN || OP == BF_ROP_MAX) && x.aux >= 0) { /* element number -> global index */
+        const bf_cuda_piece pc = p.pieces[cpi];
         const bf_cuda_ctask &t = p.tasks[pc.task];
         PieceDecoder dec(pc, t.nz);
         Where w = dec.at((int)x.aux);
         x.aux = t.gofs + w.x + (int64_t)t.nx * ((int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k + (int64_t)t.nz * w.n));
       }
-      p.sc.parts[pi] = x;
+      p.sc.parts[cpi] = x;
     }
+    buf ^= 1;
+    acc = rinit<OP>();
+    cpi += gridDim.x, cr = 0;
+    if (cpi < p.npieces) cnr = (p.pieces[cpi].count + S::round - 1) / S::round;
   }
+  cp_wait<0>();
   if (threadIdx.x == 0) {
     __threadfence();
     last = atomicAdd(p.sc.counter, 1u) == gridDim.x - 1;
@@ -488,12 +539,12 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
   __threadfence();
   RPart y = rinit<OP>();
   int64_t k = threadIdx.x;
-  for (; k + (RITEMS - 1) * BF_CUDA_THREADS < p.npieces; k += RITEMS * BF_CUDA_THREADS) {
-    RPart q[RITEMS]; /* loads first, then combined in order */
+  for (; k + 7 * BF_CUDA_THREADS < p.npieces; k += 8 * BF_CUDA_THREADS) {
+    RPart q[8]; /* loads first, then combined in order */
 #pragma unroll
-    for (int u = 0; u < RITEMS; ++u) q[u] = load_part(&p.sc.parts[k + u * BF_CUDA_THREADS]);
+    for (int u = 0; u < 8; ++u) q[u] = load_part(&p.sc.parts[k + u * BF_CUDA_THREADS]);
 #pragma unroll
-    for (int u = 0; u < RITEMS; ++u) rcombine<OP>(y, q[u]);
+    for (int u = 0; u < 8; ++u) rcombine<OP>(y, q[u]);
   }
   for (; k < p.npieces; k += BF_CUDA_THREADS) {
     RPart q = load_part(&p.sc.parts[k]);
@@ -507,31 +558,35 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
 }
 
 /* Blocks of reduce_kernel<T, OP> resident on the whole device at once (per
- * device, asked once). */
+ * device, asked once, after allowing the kernel its ring of shared memory);
+ * 0 when CUDA refuses. */
 template <typename T, int OP> int resident_blocks() {
   static int cached[64];
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
     (void)cudaGetLastError();
-    return 1;
+    return 0;
   }
   if (!cached[dev]) {
     int per_sm = 0, sms = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel<T, OP>, BF_CUDA_THREADS, 0) !=
-            cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    if (cudaFuncSetAttribute(reduce_kernel<T, OP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)RRing<T, OP>::bytes) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel<T, OP>, BF_CUDA_THREADS,
+                                                      RRing<T, OP>::bytes) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || per_sm < 1 || sms < 1) {
       (void)cudaGetLastError();
-      per_sm = 1, sms = 1;
+      return 0;
     }
-    cached[dev] = (per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+    cached[dev] = per_sm * sms;
   }
   return cached[dev];
 }
 
 template <typename T, int OP> cudaError_t launch_r(const RParams &p, cudaStream_t s) {
   int64_t nb = resident_blocks<T, OP>();
+  if (nb < 1) return cudaErrorLaunchOutOfResources;
   if (nb > p.npieces) nb = p.npieces;
-  reduce_kernel<T, OP><<<(unsigned)nb, BF_CUDA_THREADS, 0, s>>>(p);
+  reduce_kernel<T, OP><<<(unsigned)nb, BF_CUDA_THREADS, RRing<T, OP>::bytes, s>>>(p);
   return cudaGetLastError();
 }
 
