@@ -404,6 +404,8 @@ template <int OP> struct RShape {
   static const unsigned mask = (1u << k) - 1;
   static const int operands = OP == BF_ROP_DOT ? 2 : 1;
 };
+static_assert(RShape<BF_ROP_SUM>::stages * RShape<BF_ROP_SUM>::k <= 32, "a slot's bits must fit in 32");
+static_assert(RShape<BF_ROP_SUM>::stages >= 2, "the ring needs two stages or more");
 template <typename T, int OP> struct RRing {
   static const size_t bytes =
       (size_t)RShape<OP>::stages * RShape<OP>::k * BF_CUDA_THREADS * sizeof(T) * RShape<OP>::operands;
