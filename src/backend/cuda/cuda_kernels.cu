@@ -418,8 +418,17 @@ template <typename T, int OP> struct RIssuer {
   int r, nr, count, nx, ny, x0, j0;
   const T *A, *B;
   const uint8_t *mask;
+  bool flat;       /* the piece's elements are consecutive in memory (in every operand): at pA + e, pB + e */
+  const T *pA, *pB;
   Walk walk;
   Cursor ca, cb;
+
+  /* Does element e of the piece sit at (offset of element 0) + e in a view of these strides? */
+  static __device__ __forceinline__ bool consecutive(const bf_cuda_piece &pc, const PieceDecoder &dec, int nz,
+                                                     int64_t js, int64_t ks, int64_t ns) {
+    if (pc.np == 1) return pc.nj == 1 || js == pc.nxb;
+    return js == pc.nxb && ks == (int64_t)pc.nj * js && (ns == (int64_t)nz * ks || dec.k0 + pc.np <= nz);
+  }
 
   __device__ __forceinline__ void start(const RParams &p) {
     r = 0;
@@ -432,6 +441,12 @@ template <typename T, int OP> struct RIssuer {
     mask = t.mask, nx = t.nx, ny = t.ny, x0 = pc.x0, j0 = pc.j0;
     ca = Cursor(pc, t.ajs, t.aks, t.ans, p.acomp);
     if (OP == BF_ROP_DOT) cb = Cursor(pc, t.bjs, t.bks, t.bns, p.bcomp);
+    Walk w0 = walk; /* element 0 of the piece: thread 0's start */
+    w0.xd = 0, w0.jd = 0, w0.k = dec.k0, w0.n = dec.n0;
+    flat = !mask && consecutive(pc, dec, t.nz, t.ajs, t.aks, t.ans) &&
+           (OP != BF_ROP_DOT || consecutive(pc, dec, t.nz, t.bjs, t.bks, t.bns));
+    pA = A + ca.at(w0), pB = B;
+    if (OP == BF_ROP_DOT) pB = B + cb.at(w0);
     count = pc.count;
     nr = (count + RShape<OP>::round - 1) / RShape<OP>::round;
   }
@@ -443,7 +458,23 @@ template <typename T, int OP> struct RIssuer {
   __device__ __forceinline__ unsigned issue(const RParams &p, T *ringA, T *ringB, int slot) {
     typedef RShape<OP> S;
     unsigned bits = 0;
-    if (pi < p.npieces) {
+    if (pi < p.npieces && flat) { /* the same elements per thread, at consecutive addresses: no walk */
+      const int base = r * S::round + (int)threadIdx.x;
+#pragma unroll
+      for (int u = 0; u < S::k; ++u) {
+        const int e = base + u * BF_CUDA_THREADS;
+        if (e < count) {
+          const int at = (slot * S::k + u) * BF_CUDA_THREADS + (int)threadIdx.x;
+          cp_async(&ringA[at], pA + e);
+          if (OP == BF_ROP_DOT) cp_async(&ringB[at], pB + e);
+          bits |= 1u << u;
+        }
+      }
+      if (++r == nr) {
+        pi += gridDim.x;
+        start(p);
+      }
+    } else if (pi < p.npieces) {
       const int base = r * S::round;
 #pragma unroll
       for (int u = 0; u < S::k; ++u) {
