@@ -66,8 +66,9 @@ typedef struct bf_cuda_rpart {
  * ticket) combines the pieces' partials in a fixed order: the result depends
  * only on the data and the task list, never on the device, the grid, the run
  * or the order in which blocks finish.  Scratch (device memory): the ticket
- * counter (0 between launches: the last block resets it), the result and one
- * partial per piece. */
+ * counter (0 between launches: the last block resets it), a result slot and
+ * one partial per piece; `result` is where the last block writes the result
+ * (cuda_ops.c points it at mapped pinned host memory, so no copy follows). */
 typedef struct bf_cuda_rscratch {
   bf_cuda_rpart *result, *parts;
   unsigned *counter;

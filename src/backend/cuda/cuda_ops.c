@@ -19,8 +19,8 @@
  * Elementwise returns without waiting (stream order keeps later work after
  * it).  A reduction is one kernel (cuda_kernels.cu: a grid that fills the
  * device walks the pieces, one partial per piece, the last block to finish
- * combines them) and one 16-byte copy of the result to pinned memory, then one stream
- * synchronization.  The staging buffer is reused once the previous upload
+ * combines them and writes the result to mapped pinned memory), then one
+ * stream synchronization.  The staging buffer is reused once the previous upload
  * has finished (an event).
  *
  * Ordered groups (the ghost exchange): tasks of a group must act as if run in
@@ -125,8 +125,15 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
   cudaError_t e;
   int dev = -1;
   (void)cudaGetDevice(&dev);
-  if (!h_result && (e = cudaMallocHost((void **)&h_result, sizeof *h_result)) != cudaSuccess)
-    return cuda_fail(e, "kernel");
+  if (!h_result) { /* pinned and mapped: the kernel's last block writes the result there (no copy to wait for) */
+    if ((e = cudaHostAlloc((void **)&h_result, sizeof *h_result, cudaHostAllocPortable | cudaHostAllocMapped)) !=
+        cudaSuccess) {
+      h_result = NULL;
+      return cuda_fail(e, "kernel");
+    }
+  }
+  bf_cuda_rpart *d_result = NULL;
+  if ((e = cudaHostGetDevicePointer((void **)&d_result, h_result, 0)) != cudaSuccess) return cuda_fail(e, "kernel");
   if (npieces > rscratch_cap || dev != rscratch_dev) {
     int64_t cap = npieces > 2 * rscratch_cap ? npieces : 2 * rscratch_cap;
     size_t bytes = bf_cuda_rscratch_bytes(cap);
@@ -138,6 +145,7 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
     if ((e = cudaMemsetAsync(d_rscratch, 0, bytes, s)) != cudaSuccess) return cuda_fail(e, "kernel");
   }
   *out = bf_cuda_rscratch_at(d_rscratch);
+  out->result = d_result;
   return BF_SUCCESS;
 }
 
@@ -595,7 +603,6 @@ static int run_reduce_at(const bf_kargs *g, const char *base, const launch *L, c
   BF_CALL(rscratch_reserve(L->npieces, s, &sc));
   cudaError_t e = (cudaError_t)bf_cuda_launch_reduce(g, (const bf_cuda_ctask *)(base + L->toff),
                                                      (const bf_cuda_piece *)(base + L->poff), L->npieces, &sc, s);
-  if (e == cudaSuccess) e = cudaMemcpyAsync(h_result, sc.result, sizeof *h_result, cudaMemcpyDeviceToHost, s);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s);
   if (e != cudaSuccess) return cuda_fail(e, "reduction kernel");
   bf_cuda_rpart r = *h_result;
