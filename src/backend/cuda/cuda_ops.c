@@ -209,11 +209,51 @@ typedef struct launch {
   int64_t npieces;
 } launch;
 
+/* Where a piece's first element is in memory, in bytes (views a and b): the
+ * lower of the two, the order of pieces in exchange launches. */
+typedef struct keyed_piece {
+  uintptr_t key;
+  bf_cuda_piece pc;
+} keyed_piece;
+
+static uintptr_t piece_key(const bf_cuda_ctask *ct, const bf_cuda_piece *pc, size_t es) {
+  int64_t k = pc->p0 % ct->nz, n = pc->p0 / ct->nz;
+  uintptr_t a = ct->a + (uintptr_t)((pc->x0 + pc->j0 * ct->ajs + k * ct->aks + n * ct->ans) * (int64_t)es);
+  if (!ct->b) return a;
+  uintptr_t b = ct->b + (uintptr_t)((pc->x0 + pc->j0 * ct->bjs + k * ct->bks + n * ct->bns) * (int64_t)es);
+  return a < b ? a : b;
+}
+
+static int cmp_keyed(const void *x, const void *y) {
+  const keyed_piece *p = x, *q = y;
+  if (p->key != q->key) return p->key < q->key ? -1 : 1;
+  return p->pc.task != q->pc.task ? (p->pc.task < q->pc.task ? -1 : 1) : (p->pc.p0 < q->pc.p0 ? -1 : p->pc.p0 > q->pc.p0);
+}
+
+/* Pieces of one launch of an exchange in memory order: a ghost region and
+ * the valid cells beside it (which a mirror task reads) share DRAM sectors,
+ * so the pieces that touch the same rows run at about the same time and meet
+ * in the L2 cache instead of each fetching the sectors (a thin x-face
+ * touches 16 bytes of every row).  The tasks of a launch are independent, so
+ * any order gives the same result.  Returns false when out of memory (the
+ * pieces then stay in task order). */
+static bool order_pieces(const bf_cuda_ctask *ct, bf_cuda_piece *pc, int64_t np, size_t es) {
+  if (np < 2) return true;
+  keyed_piece *k = malloc((size_t)np * sizeof *k);
+  if (!k) return false;
+  for (int64_t i = 0; i < np; ++i) k[i].key = piece_key(&ct[pc[i].task], &pc[i], es), k[i].pc = pc[i];
+  qsort(k, (size_t)np, sizeof *k, cmp_keyed);
+  for (int64_t i = 0; i < np; ++i) pc[i] = k[i].pc;
+  free(k);
+  return true;
+}
+
 /* The launch lists of tasks[sel[0..n)] (n_l of them for launch l, sel
  * concatenated), laid out from byte `base` of the staging buffer (NULL: only
- * count); returns the bytes used.  Tasks must be non-empty. */
+ * count); returns the bytes used.  Tasks must be non-empty.  `by_address`:
+ * the pieces of each launch in memory order (order_pieces; exchanges). */
 static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int64_t *sel, const int64_t *nsel,
-                             int64_t nl, bool rel, char *h, launch *ls) {
+                             int64_t nl, bool rel, bool by_address, char *h, launch *ls) {
   size_t es = g->type == BF_KTYPE_DOUBLE ? sizeof(double) : sizeof(int), off = 0;
   const int64_t *s = sel;
   for (int64_t l = 0; l < nl; ++l) {
@@ -235,6 +275,7 @@ static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int
         gofs += task_elems(t, g->ncomp);
         m += cut_task((int)i, ct[i].nx, ct[i].ny, (int64_t)ct[i].nz * g->ncomp, pc + m);
       }
+      if (by_address) (void)order_pieces(ct, pc, np, es);
       ls[l] = (launch){toff, poff, np};
     }
     s += nsel[l];
@@ -317,9 +358,9 @@ static int list_build(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask
     if (!l->tinfo) goto oom;
     fill_tinfo(tasks, sel, m, g->ncomp, l->tinfo);
   }
-  size_t bytes = build_launches(g, tasks, sel, nsel, nl, rel, NULL, NULL);
+  size_t bytes = build_launches(g, tasks, sel, nsel, nl, rel, groups != NULL, NULL, NULL);
   if ((err = stage_reserve(bytes, false))) goto fail;
-  build_launches(g, tasks, sel, nsel, nl, rel, h_stage, l->launches);
+  build_launches(g, tasks, sel, nsel, nl, rel, groups != NULL, h_stage, l->launches);
   cudaError_t ce = cudaMalloc(&l->dbuf, bytes > 0 ? bytes : 64);
   if (ce != cudaSuccess) {
     l->dbuf = NULL;
@@ -684,11 +725,11 @@ int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, 
     fill_tinfo(tasks, sel, n, args->ncomp, ti);
   }
   launch L = {0, 0, 0};
-  size_t lb = err ? 0 : build_launches(args, tasks, sel, &n, 1, false, NULL, NULL);
+  size_t lb = err ? 0 : build_launches(args, tasks, sel, &n, 1, false, false, NULL, NULL);
   if (!err) err = stage_reserve(lb + mask_bytes, true);
   if (!err) {
     char *h = h_stage;
-    build_launches(args, tasks, sel, &n, 1, false, h, &L);
+    build_launches(args, tasks, sel, &n, 1, false, false, h, &L);
     bf_cuda_ctask *ct = (bf_cuda_ctask *)(h + L.toff);
     size_t moff = lb;
     for (int64_t i = 0; i < n; ++i) {
