@@ -30,6 +30,11 @@ extern "C" {
 #define BF_CUDA_BATCH (BF_CUDA_THREADS * BF_CUDA_ITEMS)
 #define BF_CUDA_BATCHES 8 /* batches per piece: the piece's setup (two dependent loads) is paid once */
 #define BF_CUDA_TILE (BF_CUDA_BATCH * BF_CUDA_BATCHES)
+/* Pieces of exchanges (ghost regions: thin, scattered, little data per
+ * task): one batch, so that many more blocks keep requests in flight. */
+#ifndef BF_CUDA_XTILE
+#define BF_CUDA_XTILE BF_CUDA_BATCH
+#endif
 
 /* One task on the device.  Element (x, j, k, n) relative to the task's lo is
  * at a + (x + j*ajs + k*aks + n*ans) elements (same for b, c; the component

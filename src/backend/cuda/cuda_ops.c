@@ -153,8 +153,7 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
 
 /* Pieces of a task of nx * ny * (nz*ncomp planes) elements (see cuda_impl.h);
  * writes them to out (when not NULL) and returns their number. */
-static int64_t cut_task(int ti, int nx, int ny, int64_t planes, bf_cuda_piece *out) {
-  const int tile = BF_CUDA_TILE;
+static int64_t cut_task(int ti, int nx, int ny, int64_t planes, int tile, bf_cuda_piece *out) {
   int64_t m = 0;
   if (nx >= tile) {
     for (int64_t p = 0; p < planes; ++p)
@@ -255,13 +254,14 @@ static bool order_pieces(const bf_cuda_ctask *ct, bf_cuda_piece *pc, int64_t np,
 static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int64_t *sel, const int64_t *nsel,
                              int64_t nl, bool rel, bool by_address, char *h, launch *ls) {
   size_t es = g->type == BF_KTYPE_DOUBLE ? sizeof(double) : sizeof(int), off = 0;
+  const int tile = by_address ? BF_CUDA_XTILE : BF_CUDA_TILE;
   const int64_t *s = sel;
   for (int64_t l = 0; l < nl; ++l) {
     int64_t np = 0, gofs = 0;
     for (int64_t i = 0; i < nsel[l]; ++i) {
       const bf_ktask *t = &tasks[s[i]];
       np += cut_task((int)i, t->hi[0] - t->lo[0] + 1, t->hi[1] - t->lo[1] + 1,
-                     (int64_t)(t->hi[2] - t->lo[2] + 1) * g->ncomp, NULL);
+                     (int64_t)(t->hi[2] - t->lo[2] + 1) * g->ncomp, tile, NULL);
     }
     size_t toff = off, poff = align64(toff + (size_t)nsel[l] * sizeof(bf_cuda_ctask));
     off = align64(poff + (size_t)np * sizeof(bf_cuda_piece));
@@ -273,7 +273,7 @@ static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int
         const bf_ktask *t = &tasks[s[i]];
         make_ctask(t, es, gofs, rel, &ct[i]);
         gofs += task_elems(t, g->ncomp);
-        m += cut_task((int)i, ct[i].nx, ct[i].ny, (int64_t)ct[i].nz * g->ncomp, pc + m);
+        m += cut_task((int)i, ct[i].nx, ct[i].ny, (int64_t)ct[i].nz * g->ncomp, tile, pc + m);
       }
       if (by_address) (void)order_pieces(ct, pc, np, es);
       ls[l] = (launch){toff, poff, np};
