@@ -560,13 +560,9 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
     if (threadIdx.x == 0) {
       RPart x = sh[buf][0];
       for (int w = 1; w < NWARPS; ++w) rcombine<OP>(x, sh[buf][w]);
-      if ((OP == BF_ROP_MIN || OP == BF_ROP_MAX) && x.aux >= 0) { /* element number -> global index */
-        const bf_cuda_piece pc = p.pieces[cpi];
-        const bf_cuda_ctask &t = p.tasks[pc.task];
-        PieceDecoder dec(pc, t.nz);
-        Where w = dec.at((int)x.aux);
-        x.aux = t.gofs + w.x + (int64_t)t.nx * ((int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k + (int64_t)t.nz * w.n));
-      }
+      /* min/max: (piece, element number) in one int64; reduction lists keep their pieces in task order and
+       * a task's pieces in element order, so this orders like the global index (the last block converts) */
+      if (extremum && x.aux >= 0) x.aux = (int64_t)((uint64_t)cpi << 32 | (uint64_t)x.aux);
       p.sc.parts[cpi] = x;
     }
     buf ^= 1;
@@ -597,6 +593,13 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
   }
   y = block_reduce<OP>(y, sh[0]);
   if (threadIdx.x == 0) {
+    if (extremum && y.aux >= 0) { /* (piece, element number) -> global index */
+      const bf_cuda_piece pc = p.pieces[y.aux >> 32];
+      const bf_cuda_ctask &t = p.tasks[pc.task];
+      PieceDecoder dec(pc, t.nz);
+      Where w = dec.at((int)(y.aux & 0xffffffff));
+      y.aux = t.gofs + w.x + (int64_t)t.nx * ((int64_t)w.j + (int64_t)t.ny * ((int64_t)w.k + (int64_t)t.nz * w.n));
+    }
     *p.sc.result = y;
     *p.sc.counter = 0;
   }
