@@ -389,11 +389,12 @@ template <typename T> __device__ __forceinline__ void cp_async(T *dst, const T *
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
-/* Reductions stream their operands through a ring of RSTAGES stages in
- * shared memory: a stage is RK elements per thread (per operand) of one
- * round of a piece; RSTAGES - 1 stages are in flight while the thread
- * accumulates the oldest.  Each thread reads only the slots it filled, so
- * the ring needs no barrier. */
+/* Reductions stream their operands through a ring of `stages` stages in
+ * shared memory (BF_CUDA_RSTAGES, 4: 64 KB per block for doubles): a stage
+ * is k elements per thread (per operand) of one round of a piece; stages - 1
+ * are in flight while the thread accumulates the oldest.  Each thread reads
+ * only the slots it filled, so the ring needs no barrier.  A slot's "copied"
+ * bits live in one 32-bit word: stages * k <= 32. */
 #ifndef BF_CUDA_RSTAGES
 #define BF_CUDA_RSTAGES 4
 #endif
