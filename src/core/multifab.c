@@ -226,6 +226,19 @@ int bf_mf_check_period(const bf_multifab *mf, const bf_periodicity *period) {
   return BF_SUCCESS;
 }
 
+static bool compat_known(const bf_multifab *a, uint64_t uid) {
+  for (int i = 0; i < 4; ++i)
+    if (__atomic_load_n(&a->compat[i], __ATOMIC_RELAXED) == uid) return true;
+  return false;
+}
+
+/* The memo is a cache beside the MultiFab's (const) contents. */
+static void compat_remember(const bf_multifab *a, uint64_t uid) {
+  bf_multifab *m = (bf_multifab *)a;
+  unsigned slot = __atomic_fetch_add(&m->compat_next, 1u, __ATOMIC_RELAXED) % 4u;
+  __atomic_store_n(&m->compat[slot], uid, __ATOMIC_RELAXED);
+}
+
 int bf_multifab_check_compatible(const bf_multifab *a, const bf_multifab *b, const char *what) {
   if (!what) what = "MultiFab operation";
   BF_CHECK(a && b, BF_ERROR_VALUE, "%s: NULL MultiFab", what);
@@ -236,6 +249,7 @@ int bf_multifab_check_compatible(const bf_multifab *a, const bf_multifab *b, con
            bf_dtype_name(a->dtype), bf_dtype_name(b->dtype));
   BF_CHECK(a->dim == b->dim, BF_ERROR_TYPE, "%s: MultiFabs of different dimensions (%d and %d)", what, a->dim,
            b->dim);
+  if ((a->ba == b->ba && a->dm == b->dm) || compat_known(a, b->uid) || compat_known(b, a->uid)) return BF_SUCCESS;
   int64_t n = bf_boxarray_size(a->ba);
   BF_CHECK(n == bf_boxarray_size(b->ba), BF_ERROR_VALUE,
            "%s: the MultiFabs have different BoxArrays (%lld and %lld boxes)", what, (long long)n,
@@ -253,5 +267,7 @@ int bf_multifab_check_compatible(const bf_multifab *a, const bf_multifab *b, con
                "%s: the MultiFabs have different DistributionMappings (box %lld on rank %d and %d)", what,
                (long long)i, x[i], y[i]);
   }
+  compat_remember(a, b->uid);
+  compat_remember(b, a->uid);
   return BF_SUCCESS;
 }

@@ -22,6 +22,12 @@ struct bf_multifab {
   size_t *offsets;  /* nlocal: byte offset of each fab's data */
   size_t nbytes;    /* bytes of all local data */
   uint64_t uid;     /* never reused: keys of kept task lists */
+  /* uids of MultiFabs found to have this one's BoxArray and DistributionMapping
+   * contents (they never change: a MultiFab keeps its own references, and a
+   * shared BoxArray or DistributionMapping is copied before it is modified),
+   * so a repeated check costs no comparison of every box (multifab.c) */
+  uint64_t compat[4];
+  unsigned compat_next;
   struct bf_tc_entry *tcache; /* kept task lists (multifab_tcache.c) */
 };
 

@@ -433,3 +433,35 @@ def test_memcpy(amr, rng):
     c, _ = make_mf(amr, ncomp=2, ngrow=0)
     with pytest.raises(ValueError, match="ghost"):
         amr.dtoh_memcpy(c, a)
+
+
+def test_equal_layouts_stay_checked(amr):
+    """MultiFabs over equal but distinct BoxArrays and DistributionMappings work together (the check is
+    remembered per pair), and one over a different BoxArray is refused however many pairs were remembered."""
+    ensure_init(amr)
+    d = dim_of(amr)
+    mfs = []
+    for k in range(6):  # more than the 4 remembered partners of each MultiFab
+        _, ba = make_ba(amr, n=16, max_size=4)
+        mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, 0)
+        mf.set_val(float(k + 1))
+        mfs.append(mf)
+    x = mfs[0]
+    for _ in range(2):  # the second round goes through the remembered pairs
+        for k, y in enumerate(mfs[1:], start=2):
+            x.set_val(1.0)
+            amr.MultiFab.saxpy(x, 2.0, y, 0, 0, 1, 0)
+            assert x.min(0) == x.max(0) == 1.0 + 2.0 * k
+    # same number of boxes, one of them elsewhere: still refused, in both argument orders
+    _, ba = make_ba(amr, n=16, max_size=4)
+    boxes = [ba[i] for i in range(ba.size)]
+    last = boxes[-1]
+    shift = [16] + [0] * (d - 1)
+    boxes[-1] = amr.Box(amr.IntVect(*[lo + s for lo, s in zip(last.small_end, shift)]),
+                        amr.IntVect(*[hi + s for hi, s in zip(last.big_end, shift)]))
+    bad_ba = amr.BoxArray(boxes)
+    bad = amr.MultiFab(bad_ba, amr.DistributionMapping(bad_ba), 1, 0)
+    with pytest.raises(ValueError, match="BoxArray"):
+        amr.MultiFab.saxpy(x, 2.0, bad, 0, 0, 1, 0)
+    with pytest.raises(ValueError, match="BoxArray"):
+        amr.MultiFab.saxpy(bad, 2.0, x, 0, 0, 1, 0)
