@@ -4,15 +4,16 @@
  * Work layout.  The host turns a task list into a launch list, uploaded once
  * and cached (cuda_ops.c): per task a bf_cuda_ctask (base pointers of the
  * views at the task's lo, strides, extents), and a block table that cuts every
- * task into pieces of at most BF_CUDA_TILE elements along its own structure:
- * a piece is x in [x0, x0+nxb) of rows j in [j0, j0+nj) of planes p in
- * [p0, p0+np) (plane p = k + nz*n: z index k, component n), so that inside a
- * piece element e is (e % nxb, e / nxb % nj, e / nxb / nj): divisions by
- * per-piece constants, done with a float reciprocal and an exact correction
- * (no 32/64-bit integer division per element), and consecutive threads touch
- * consecutive x (coalesced).  Block b of a launch does piece b.  The views'
- * base pointers a, b, c of a task have the bases of bf_kargs added (lists
- * with relative views; 0 otherwise). */
+ * task into pieces of at most BF_CUDA_TILE elements (BF_CUDA_XTILE for
+ * exchanges) along its own structure: a piece is x in [x0, x0+nxb) of rows j
+ * in [j0, j0+nj) of planes p in [p0, p0+np) (plane p = k + nz*n: z index k,
+ * component n), so that inside a piece element e is (e % nxb, e / nxb % nj,
+ * e / nxb / nj) (decoded once per piece and thread, then walked by digit
+ * additions: cuda_kernels.cu), and consecutive threads touch consecutive x
+ * (coalesced).  Element-wise: block b of a launch does piece b; reductions:
+ * a grid that fills the device walks the pieces.  The views' base pointers
+ * a, b, c of a task have the bases of bf_kargs added (lists with relative
+ * views; 0 otherwise). */
 #ifndef BOXFAB_CUDA_IMPL_H
 #define BOXFAB_CUDA_IMPL_H
 

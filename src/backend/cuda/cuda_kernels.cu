@@ -2,27 +2,31 @@
  *
  * Element-wise: one launch covers every task; block b does piece b of the
  * launch list (cuda_impl.h), in batches of BF_CUDA_BATCH elements.  Each
- * thread takes BF_CUDA_ITEMS elements of a batch, BF_CUDA_THREADS apart (consecutive threads on consecutive x: the
- * warp's accesses are coalesced), computes their offsets with divisions by
- * the piece's constants through a float reciprocal (exact after a correction
- * step), loads all its operands first (several loads in flight per thread),
- * then computes and stores.  The arithmetic is written exactly as in the CPU
- * backend and the file is compiled with --fmad=false: results are bitwise
- * equal to the CPU's.
+ * thread takes BF_CUDA_ITEMS elements of a batch, BF_CUDA_THREADS apart
+ * (consecutive threads on consecutive x: the warp's accesses are coalesced).
+ * A thread's position is decoded once per piece (divisions through a float
+ * reciprocal, exact after a correction step) and then walked by adding the
+ * digits of the step (Walk: a few integer additions per element, no
+ * division).  It loads all its operands first (several loads in flight per
+ * thread), then computes and stores.  The arithmetic is written exactly as
+ * in the CPU backend and the file is compiled with --fmad=false: results are
+ * bitwise equal to the CPU's.
  *
  * Reductions: one launch of as many blocks as the device holds at once;
  * block b does pieces b, b + grid, ... (no block start-up or tail per
  * piece); the operands stream through a ring in shared memory filled by
  * asynchronous copies (cp.async), several stages ahead, so the loads in
- * flight are not bounded by registers; each thread accumulates its elements
- * of a piece in a fixed order, the block combines them in a fixed tree (warp
- * shuffles, then the 8 warps in order) into the piece's 16-byte partial.  The
- * last block to finish (an atomic ticket) combines the partials in a fixed
- * order and tree (cuda_impl.h): the result depends only on the data and the
+ * flight are not bounded by registers; pieces whose elements are consecutive
+ * in memory (views without ghost cells in x) are read without the walk.
+ * Each thread accumulates its elements of a piece in a fixed order, the
+ * block combines them in a fixed tree (warp shuffles, then the 8 warps in
+ * order) into the piece's 16-byte partial.  The last block to finish (an
+ * atomic ticket) combines the partials in a fixed order and tree
+ * (cuda_impl.h) and writes the result: it depends only on the data and the
  * task list, not on the device, the grid, the run or the order in which
- * blocks finish.
- * Min/max carry an element number inside the piece (int),
- * turned into a global index once per piece. */
+ * blocks finish.  Min/max carry (piece, element number in the piece) as
+ * their index, which orders like the global index; the last block turns the
+ * winner's into the global index. */
 #include <math.h>
 #include <stdint.h>
 
