@@ -385,13 +385,20 @@ template <typename T, int OP> __device__ __forceinline__ void accumulate(RPart &
 /* Copies into shared memory that run while the thread goes on (cp.async,
  * sm_80 and later): the loads in flight are limited by shared memory, not by
  * registers.  Waiting for all but the last N groups makes the older copies
- * visible to the thread that issued them. */
+ * visible to the thread that issued them.  Older chips (a build for
+ * CMAKE_CUDA_ARCHITECTURES below 80) copy synchronously: same results. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+template <typename T> __device__ __forceinline__ void cp_async(T *dst, const T *src) { *dst = *src; }
+__device__ __forceinline__ void cp_commit() {}
+template <int N> __device__ __forceinline__ void cp_wait() {}
+#else
 template <typename T> __device__ __forceinline__ void cp_async(T *dst, const T *src) {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(src), "n"(sizeof(T)) : "memory");
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
 
 /* Reductions stream their operands through a ring of `stages` stages in
  * shared memory (BF_CUDA_RSTAGES, 4: 64 KB per block for doubles): a stage
