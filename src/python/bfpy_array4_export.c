@@ -482,11 +482,10 @@ PyObject *bfpy_array4_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t
  * makes `for mfi in mf: mf.array(mfi).to_cupy()` cheap per box.  The view
  * holds this Array4 (UnownedMemory's owner), which holds the memory.  CuPy's
  * work must see boxfab's: pending boxfab work is waited for first.  Returns
- * NULL without an exception when this CuPy lacks the pieces (use asarray). */
-/* A CuPy view of a device Array4 (NULL without an exception: let CuPy's own
- * asarray try).  `c_order`: the C-ordered view (comp, z, y, x); otherwise its
- * transpose, made directly (shape and strides reversed) rather than through
- * .T, which would make a second array on the per-box path. */
+ * NULL without an exception when this CuPy lacks the pieces, or for a
+ * zero-size view (use asarray).  `c_order`: the C-ordered view (comp, z, y,
+ * x); otherwise its transpose, made directly (shape and strides reversed)
+ * rather than through .T, which would make a second array per box. */
 static PyObject *a4_cupy_view(PyObject *self, PyObject *cp, bool c_order) {
   static PyObject *unowned, *memptr, *ndarray;
   if (!ndarray) {
