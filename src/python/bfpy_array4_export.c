@@ -482,11 +482,10 @@ PyObject *bfpy_array4_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t
  * makes `for mfi in mf: mf.array(mfi).to_cupy()` cheap per box.  The view
  * holds this Array4 (UnownedMemory's owner), which holds the memory.  CuPy's
  * work must see boxfab's: pending boxfab work is waited for first.  Returns
- * NULL without an exception when this CuPy lacks the pieces (use asarray). */
-/* A CuPy view of a device Array4 (NULL without an exception: let CuPy's own
- * asarray try).  `c_order`: the C-ordered view (comp, z, y, x); otherwise its
- * transpose, made directly (shape and strides reversed) rather than through
- * .T, which would make a second array on the per-box path. */
+ * NULL without an exception when this CuPy lacks the pieces, or for a
+ * zero-size view (use asarray).  `c_order`: the C-ordered view (comp, z, y,
+ * x); otherwise its transpose, made directly (shape and strides reversed)
+ * rather than through .T, which would make a second array per box. */
 static PyObject *a4_cupy_view(PyObject *self, PyObject *cp, bool c_order) {
   static PyObject *unowned, *memptr, *ndarray;
   if (!ndarray) {
@@ -537,6 +536,7 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
   if (!cp && !PyErr_Occurred()) cp = PyImport_Import(name_cupy);
   if (!cp) return NULL; /* ImportError without CuPy */
   PyObject *arr = NULL;
+  bool ordered = false; /* arr is already in the order asked for */
   if (A4(self)->memory == BFPY_MEM_HOST || A4(self)->memory == BFPY_MEM_PINNED) {
     if (!copy) {
       PyErr_SetString(PyExc_ValueError,
@@ -548,25 +548,18 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
   } else {
     /* a view: made in the order asked for; a copy: of the C-ordered view, then ordered (F-contiguous for "F") */
-    bool direct = !copy;
-    PyObject *view = a4_cupy_view(self, cp, c_order || !direct);
-    if (!view && !PyErr_Occurred()) {
-      direct = false;
-      view = PyObject_CallMethod(cp, "asarray", "(O)", self);
-    }
+    PyObject *view = a4_cupy_view(self, cp, c_order || copy);
+    ordered = view && !copy;
+    if (!view && !PyErr_Occurred()) view = PyObject_CallMethod(cp, "asarray", "(O)", self);
     if (view && copy) {
       arr = PyObject_CallMethod(view, "copy", NULL);
       Py_DECREF(view);
     } else {
       arr = view;
     }
-    if (direct) {
-      Py_DECREF(cp);
-      return arr;
-    }
   }
   Py_DECREF(cp);
-  return a4_order(arr, c_order);
+  return ordered ? arr : a4_order(arr, c_order);
 }
 
 PyObject *bfpy_array4_to_xp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
