@@ -88,7 +88,8 @@ static double now(void) {
  * the call captured as a CUDA graph: `nodes` (kernel launches and copies per
  * call) and `graph_ms`, the replay time (the GPU's work alone).  nodes = -1
  * when the call cannot be captured. */
-static void breakdown(op_fn op, void *ctx, double *host_us, double *piped_ms, int *nodes, double *graph_ms) {
+/* best host wall time in seconds of one call of op(ctx) started with an idle GPU (reps calls) */
+static double host_best(op_fn op, void *ctx) {
   double best = 1e30;
   for (int r = 0; r < reps; ++r) {
     OK(bf_gpu_synchronize());
@@ -97,8 +98,14 @@ static void breakdown(op_fn op, void *ctx, double *host_us, double *piped_ms, in
     double t = now() - t0;
     best = t < best ? t : best;
   }
-  *host_us = best * 1e6;
-  best = 1e30;
+  return best;
+}
+
+static int op_graph(void *exec) { return cudaGraphLaunch(*(cudaGraphExec_t *)exec, stream) != cudaSuccess; }
+
+static void breakdown(op_fn op, void *ctx, double *host_us, double *piped_ms, int *nodes, double *graph_ms) {
+  *host_us = host_best(op, ctx) * 1e6;
+  double best = 1e30;
   for (int r = 0; r < 3; ++r) {
     OK(bf_gpu_synchronize());
     CU(cudaEventRecord(ev0, stream));
@@ -121,17 +128,7 @@ static void breakdown(op_fn op, void *ctx, double *host_us, double *piped_ms, in
   size_t nn = 0;
   if (cudaGraphGetNodes(graph, NULL, &nn) != cudaSuccess) goto out;
   if (cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) goto out;
-  best = 1e30;
-  for (int r = -2; r < reps; ++r) {
-    CU(cudaEventRecord(ev0, stream));
-    CU(cudaGraphLaunch(exec, stream));
-    CU(cudaEventRecord(ev1, stream));
-    CU(cudaEventSynchronize(ev1));
-    float ms = 0;
-    CU(cudaEventElapsedTime(&ms, ev0, ev1));
-    if (r >= 0 && ms < best) best = ms;
-  }
-  *nodes = (int)nn, *graph_ms = best;
+  *nodes = (int)nn, *graph_ms = best_of(op_graph, &exec) * 1e3;
 out:
   (void)cudaGetLastError();
   if (exec) cudaGraphExecDestroy(exec);
@@ -328,19 +325,7 @@ static void run_case(int n, int bs, double *memcpy_bw_out) {
     OK(bf_multifab_set_val(tiny, 1.0, NULL, 0, 1, ng0()));
     ctx tc = c;
     tc.x = tiny;
-    double hu, tu = best_of(op_sum, &tc) * 1e6, tw = 1e30, sw = 1e30;
-    for (int r = 0; r < reps; ++r) {
-      OK(bf_gpu_synchronize());
-      double t0 = now();
-      OK(op_sum(&tc));
-      hu = now() - t0;
-      tw = hu < tw ? hu : tw;
-      OK(bf_gpu_synchronize());
-      t0 = now();
-      OK(op_sum(&c));
-      hu = now() - t0;
-      sw = hu < sw ? hu : sw;
-    }
+    double tu = best_of(op_sum, &tc) * 1e6, tw = host_best(op_sum, &tc), sw = host_best(op_sum, &c);
     printf("  breakdown: sum's fixed cost (1 box of 8^3): %.1f us (events), %.1f us (host wall); sum here: %.3f ms "
            "(host wall)\n",
            tu, tw * 1e6, sw * 1e3);
@@ -348,18 +333,13 @@ static void run_case(int n, int bs, double *memcpy_bw_out) {
   }
   /* breakdown of the element-wise ops (reductions wait for their result: not capturable) */
   printf("  breakdown: %-14s %9s %12s %8s %10s\n", "op", "host us", "10 piped ms", "launches", "graph ms");
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
-    if (rows[i].kind) continue;
+  for (size_t i = 0; i <= sizeof rows / sizeof rows[0]; ++i) { /* the streaming rows, then fill_boundary */
+    bool fill = i == sizeof rows / sizeof rows[0];
+    if (!fill && rows[i].kind) continue;
     double hu, pm, gm;
     int nodes;
-    breakdown(rows[i].fn, &c, &hu, &pm, &nodes, &gm);
-    printf("  breakdown: %-14s %9.1f %12.3f %8d %10.3f\n", rows[i].name, hu, pm, nodes, gm);
-  }
-  {
-    double hu, pm, gm;
-    int nodes;
-    breakdown(op_fill_boundary, &c, &hu, &pm, &nodes, &gm);
-    printf("  breakdown: %-14s %9.1f %12.3f %8d %10.3f\n", "fill_boundary", hu, pm, nodes, gm);
+    breakdown(fill ? op_fill_boundary : rows[i].fn, &c, &hu, &pm, &nodes, &gm);
+    printf("  breakdown: %-14s %9.1f %12.3f %8d %10.3f\n", fill ? "fill_boundary" : rows[i].name, hu, pm, nodes, gm);
   }
   /* fill_boundary by direction: the ghosts of one direction only (faces, no edges or corners) */
   for (int d = 0; d < 3; ++d) {

@@ -536,6 +536,7 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
   if (!cp && !PyErr_Occurred()) cp = PyImport_Import(name_cupy);
   if (!cp) return NULL; /* ImportError without CuPy */
   PyObject *arr = NULL;
+  bool ordered = false; /* arr is already in the order asked for */
   if (A4(self)->memory == BFPY_MEM_HOST || A4(self)->memory == BFPY_MEM_PINNED) {
     if (!copy) {
       PyErr_SetString(PyExc_ValueError,
@@ -547,25 +548,18 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
   } else {
     /* a view: made in the order asked for; a copy: of the C-ordered view, then ordered (F-contiguous for "F") */
-    bool direct = !copy;
-    PyObject *view = a4_cupy_view(self, cp, c_order || !direct);
-    if (!view && !PyErr_Occurred()) {
-      direct = false;
-      view = PyObject_CallMethod(cp, "asarray", "(O)", self);
-    }
+    PyObject *view = a4_cupy_view(self, cp, c_order || copy);
+    ordered = view && !copy;
+    if (!view && !PyErr_Occurred()) view = PyObject_CallMethod(cp, "asarray", "(O)", self);
     if (view && copy) {
       arr = PyObject_CallMethod(view, "copy", NULL);
       Py_DECREF(view);
     } else {
       arr = view;
     }
-    if (direct) {
-      Py_DECREF(cp);
-      return arr;
-    }
   }
   Py_DECREF(cp);
-  return a4_order(arr, c_order);
+  return ordered ? arr : a4_order(arr, c_order);
 }
 
 PyObject *bfpy_array4_to_xp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {

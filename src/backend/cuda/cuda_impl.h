@@ -72,22 +72,22 @@ typedef struct bf_cuda_rpart {
  * ticket) combines the pieces' partials in a fixed order: the result depends
  * only on the data and the task list, never on the device, the grid, the run
  * or the order in which blocks finish.  Scratch (device memory): the ticket
- * counter (0 between launches: the last block resets it), a result slot and
- * one partial per piece; `result` is where the last block writes the result
- * (cuda_ops.c points it at mapped pinned host memory, so no copy follows). */
+ * counter (0 between launches: the last block resets it) and one partial per
+ * piece; `result` is where the last block writes the result (cuda_ops.c
+ * points it at mapped pinned host memory, so no copy follows). */
 typedef struct bf_cuda_rscratch {
   bf_cuda_rpart *result, *parts;
   unsigned *counter;
 } bf_cuda_rscratch;
 
 static inline size_t bf_cuda_rscratch_bytes(int64_t cap) {
-  return sizeof(bf_cuda_rpart) /* the counter, padded */ + (size_t)(1 + cap) * sizeof(bf_cuda_rpart);
+  return sizeof(bf_cuda_rpart) /* the counter, padded */ + (size_t)cap * sizeof(bf_cuda_rpart);
 }
-static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base) {
+static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base, bf_cuda_rpart *result) {
   bf_cuda_rscratch s;
   s.counter = (unsigned *)base;
-  s.result = (bf_cuda_rpart *)base + 1;
-  s.parts = s.result + 1;
+  s.parts = (bf_cuda_rpart *)base + 1;
+  s.result = result;
   return s;
 }
 

@@ -336,8 +336,9 @@ __device__ __forceinline__ RPart load_part(const RPart *p) {
   return r;
 }
 
-/* Element x (and y for DOT) into the accumulator; e: element number in the piece. */
-template <typename T, int OP> __device__ __forceinline__ void accumulate(RPart &acc, T x, T y, int e) {
+/* Element x (and y for DOT) into the accumulator (min/max: the reduction
+ * kernel keeps their extremum and its element number itself). */
+template <typename T, int OP> __device__ __forceinline__ void accumulate(RPart &acc, T x, T y) {
   double v = (double)x;
   switch (OP) {
   case BF_ROP_SUM:
@@ -358,13 +359,6 @@ template <typename T, int OP> __device__ __forceinline__ void accumulate(RPart &
   case BF_ROP_DOT:
     if (sizeof(T) == sizeof(double)) acc.v += v * (double)y;
     else acc.aux = (int64_t)((uint64_t)acc.aux + (uint64_t)((int64_t)x * (int64_t)y));
-    break;
-  case BF_ROP_MIN:
-  case BF_ROP_MAX: /* a thread sees its elements in increasing e: strict compare keeps the first */
-    if (acc.aux < 0 || (OP == BF_ROP_MAX ? v > acc.v : v < acc.v)) {
-      acc.v = v;
-      acc.aux = e;
-    }
     break;
   case BF_ROP_ABSMAX: {
     double a = fabs(v);
@@ -482,10 +476,6 @@ template <typename T, int OP> struct RIssuer {
           bits |= 1u << u;
         }
       }
-      if (++r == nr) {
-        pi += gridDim.x;
-        start(p);
-      }
     } else if (pi < p.npieces) {
       const int base = r * S::round;
 #pragma unroll
@@ -501,10 +491,10 @@ template <typename T, int OP> struct RIssuer {
         }
         walk.step();
       }
-      if (++r == nr) {
-        pi += gridDim.x;
-        start(p);
-      }
+    }
+    if (pi < p.npieces && ++r == nr) { /* the piece is issued: on to the block's next */
+      pi += gridDim.x;
+      start(p);
     }
     cp_commit();
     return bits;
@@ -551,11 +541,11 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
       if (bits >> u & 1u) {
         const int at = (sc * S::k + u) * BF_CUDA_THREADS + (int)threadIdx.x;
         const int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
-        if (extremum) { /* as accumulate<T, OP>, with a 32-bit element number: fewer instructions */
+        if (extremum) { /* elements come in increasing e: the strict compare keeps the first extremum */
           const double v = (double)ringA[at];
           if (mi < 0 || (OP == BF_ROP_MAX ? v > mv : v < mv)) mv = v, mi = e;
         } else {
-          accumulate<T, OP>(acc, ringA[at], OP == BF_ROP_DOT ? ringB[at] : T(0), e);
+          accumulate<T, OP>(acc, ringA[at], OP == BF_ROP_DOT ? ringB[at] : T(0));
         }
       }
     }

@@ -43,7 +43,8 @@ static size_t h_cap, d_cap;
 static int d_dev = -1;
 static cudaEvent_t stage_ev;
 static bool stage_ev_made, stage_ev_pending;
-static bf_cuda_rpart *h_result;     /* pinned: the reduction's result */
+static bf_cuda_rpart *h_result;     /* pinned and mapped: the reduction's result */
+static bf_cuda_rpart *d_result;     /* the same memory, as the kernels see it */
 static void *d_rscratch;            /* reductions: partials and counters (cuda_impl.h) */
 static int64_t rscratch_cap;        /* pieces it has room for */
 static int rscratch_dev = -1;
@@ -131,9 +132,12 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
       h_result = NULL;
       return cuda_fail(e, "kernel");
     }
+    if ((e = cudaHostGetDevicePointer((void **)&d_result, h_result, 0)) != cudaSuccess) {
+      (void)cudaFreeHost(h_result);
+      h_result = d_result = NULL;
+      return cuda_fail(e, "kernel");
+    }
   }
-  bf_cuda_rpart *d_result = NULL;
-  if ((e = cudaHostGetDevicePointer((void **)&d_result, h_result, 0)) != cudaSuccess) return cuda_fail(e, "kernel");
   if (npieces > rscratch_cap || dev != rscratch_dev) {
     int64_t cap = npieces > 2 * rscratch_cap ? npieces : 2 * rscratch_cap;
     size_t bytes = bf_cuda_rscratch_bytes(cap);
@@ -144,8 +148,7 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
     /* the counter starts at 0; every launch leaves it at 0 */
     if ((e = cudaMemsetAsync(d_rscratch, 0, bytes, s)) != cudaSuccess) return cuda_fail(e, "kernel");
   }
-  *out = bf_cuda_rscratch_at(d_rscratch);
-  out->result = d_result;
+  *out = bf_cuda_rscratch_at(d_rscratch, d_result);
   return BF_SUCCESS;
 }
 
@@ -234,17 +237,15 @@ static int cmp_keyed(const void *x, const void *y) {
  * so the pieces that touch the same rows run at about the same time and meet
  * in the L2 cache instead of each fetching the sectors (a thin x-face
  * touches 16 bytes of every row).  The tasks of a launch are independent, so
- * any order gives the same result.  Returns false when out of memory (the
- * pieces then stay in task order). */
-static bool order_pieces(const bf_cuda_ctask *ct, bf_cuda_piece *pc, int64_t np, size_t es) {
-  if (np < 2) return true;
-  keyed_piece *k = malloc((size_t)np * sizeof *k);
-  if (!k) return false;
+ * any order gives the same result (out of memory: they stay in task
+ * order). */
+static void order_pieces(const bf_cuda_ctask *ct, bf_cuda_piece *pc, int64_t np, size_t es) {
+  keyed_piece *k = np > 1 ? malloc((size_t)np * sizeof *k) : NULL;
+  if (!k) return;
   for (int64_t i = 0; i < np; ++i) k[i].key = piece_key(&ct[pc[i].task], &pc[i], es), k[i].pc = pc[i];
   qsort(k, (size_t)np, sizeof *k, cmp_keyed);
   for (int64_t i = 0; i < np; ++i) pc[i] = k[i].pc;
   free(k);
-  return true;
 }
 
 /* The launch lists of tasks[sel[0..n)] (n_l of them for launch l, sel
@@ -275,7 +276,7 @@ static size_t build_launches(const bf_kargs *g, const bf_ktask *tasks, const int
         gofs += task_elems(t, g->ncomp);
         m += cut_task((int)i, ct[i].nx, ct[i].ny, (int64_t)ct[i].nz * g->ncomp, tile, pc + m);
       }
-      if (by_address) (void)order_pieces(ct, pc, np, es);
+      if (by_address) order_pieces(ct, pc, np, es);
       ls[l] = (launch){toff, poff, np};
     }
     s += nsel[l];
@@ -430,7 +431,7 @@ static void release_all(void) {
   d_stage = NULL, d_rscratch = NULL, d_cap = 0, rscratch_cap = 0, d_dev = rscratch_dev = -1;
   if (h_stage) (void)cudaFreeHost(h_stage);
   if (h_result) (void)cudaFreeHost(h_result);
-  h_stage = NULL, h_result = NULL, h_cap = 0;
+  h_stage = NULL, h_result = d_result = NULL, h_cap = 0;
   if (stage_ev_made) (void)cudaEventDestroy(stage_ev);
   stage_ev_made = stage_ev_pending = false;
   (void)cudaGetLastError();
