@@ -4,7 +4,8 @@
 # build/gpu, run ctest (test_cuda_backend compares every MultiFab operation on
 # the GPU with the CPU backend), then test_cuda_backend under
 # compute-sanitizer's memcheck, the benchmark table (build/gpu/bench_gpu, to
-# $OUT/bench_gpu.txt), then installs the Python package
+# $OUT/bench_gpu.txt, with build/gpu/bench_dram_rows: the device's floor for
+# fill_boundary), then installs the Python package
 # (pip install --no-build-isolation --no-deps .), appends the Python table
 # (benchmarks/gpu_bench.py: MultiFab ops vs memcpy and CuPy, fill_boundary,
 # per-box to_cupy overhead) to the same bench_gpu.txt ($OUT brings back at
@@ -62,6 +63,9 @@ echo "== bench_gpu"
 build/gpu/bench_gpu 2>&1 | tee "$LOGS/bench_gpu.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "bench_gpu failed (a check or a call)" bench_gpu
 grep -q 'MISS' "$LOGS/bench_gpu.txt" && echo "(bench_gpu: some targets missed, see bench_gpu.txt)"
+# the device's floor for fill_boundary (DRAM rate of row ends), appended to the same file
+build/gpu/bench_dram_rows 2>&1 | tee -a "$LOGS/bench_gpu.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "bench_dram_rows failed" bench_dram_rows
 
 # the Python package, installed as users get it, then the GPU tests and the full suite
 if step pip_install "$PY" -m pip install --no-build-isolation --no-deps .; then
