@@ -466,16 +466,19 @@ template <typename T, int OP> struct RIssuer {
     unsigned bits = 0;
     if (pi < p.npieces && flat) { /* the same elements per thread, at consecutive addresses: no walk */
       const int base = r * S::round + (int)threadIdx.x;
+      const bool full = (r + 1) * S::round <= count; /* every element of the stage is in the piece */
 #pragma unroll
       for (int u = 0; u < S::k; ++u) {
         const int e = base + u * BF_CUDA_THREADS;
-        if (e < count) {
+        if (full || e < count) {
           const int at = (slot * S::k + u) * BF_CUDA_THREADS + (int)threadIdx.x;
           cp_async(&ringA[at], pA + e);
           if (OP == BF_ROP_DOT) cp_async(&ringB[at], pB + e);
-          bits |= 1u << u;
         }
       }
+      if (full) bits = S::mask; /* the bits apart from the copies: no test per element in a full stage */
+      else
+        for (int u = 0; u < S::k; ++u) bits |= (unsigned)(base + u * BF_CUDA_THREADS < count) << u;
     } else if (pi < p.npieces) {
       const int base = r * S::round;
 #pragma unroll
@@ -536,18 +539,23 @@ template <typename T, int OP> __global__ void __launch_bounds__(BF_CUDA_THREADS)
     cp_wait<S::stages - 1>(); /* slot sc has landed */
     const unsigned bits = (vbits >> (sc * S::k)) & S::mask;
     const int base = cr * S::round;
-#pragma unroll
-    for (int u = 0; u < S::k; ++u) {
-      if (bits >> u & 1u) {
-        const int at = (sc * S::k + u) * BF_CUDA_THREADS + (int)threadIdx.x;
-        const int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
-        if (extremum) { /* elements come in increasing e: the strict compare keeps the first extremum */
-          const double v = (double)ringA[at];
-          if (mi < 0 || (OP == BF_ROP_MAX ? v > mv : v < mv)) mv = v, mi = e;
-        } else {
-          accumulate<T, OP>(acc, ringA[at], OP == BF_ROP_DOT ? ringB[at] : T(0));
-        }
+    auto take = [&](int u) {
+      const int at = (sc * S::k + u) * BF_CUDA_THREADS + (int)threadIdx.x;
+      const int e = base + (int)threadIdx.x + u * BF_CUDA_THREADS;
+      if (extremum) { /* elements come in increasing e: the strict compare keeps the first extremum */
+        const double v = (double)ringA[at];
+        if (mi < 0 || (OP == BF_ROP_MAX ? v > mv : v < mv)) mv = v, mi = e;
+      } else {
+        accumulate<T, OP>(acc, ringA[at], OP == BF_ROP_DOT ? ringB[at] : T(0));
       }
+    };
+    if (bits == S::mask) { /* a full stage (the usual case): no test per element */
+#pragma unroll
+      for (int u = 0; u < S::k; ++u) take(u);
+    } else {
+#pragma unroll
+      for (int u = 0; u < S::k; ++u)
+        if (bits >> u & 1u) take(u);
     }
     sc = sc + 1 == S::stages ? 0 : sc + 1;
     if (++cr < cnr) continue;
