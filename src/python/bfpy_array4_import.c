@@ -318,16 +318,19 @@ fail:
   return -1;
 }
 
-/* ---- __array_interface__ --------------------------------------------------------------- */
-static int a4_int64_tuple(PyObject *t, int64_t *out, int max, const char *what, const bfpy_array4_object *self) {
+/* ---- array interfaces (CUDA's and NumPy's) ---------------------------------------------- */
+/* A tuple of 1 to 4 integers (an interface's shape or strides) into out;
+ * returns its length, or -1 with an exception. */
+static int a4_int64_tuple(PyObject *t, int64_t out[4], const char *what, const char *via,
+                          const bfpy_array4_object *self) {
   if (!PyTuple_Check(t)) {
-    PyErr_Format(PyExc_TypeError, "%s: __array_interface__ %s must be a tuple", a4_tname(self), what);
+    PyErr_Format(PyExc_TypeError, "%s: %s %s must be a tuple", a4_tname(self), via, what);
     return -1;
   }
   Py_ssize_t n = PyTuple_GET_SIZE(t);
-  if (n < 1 || n > max) {
-    PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions, got %zd (through __array_interface__)",
-                 a4_tname(self), n);
+  if (n < 1 || n > 4) {
+    PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions, got %zd (through %s)",
+                 a4_tname(self), n, via);
     return -1;
   }
   for (Py_ssize_t i = 0; i < n; ++i)
@@ -362,6 +365,35 @@ static size_t a4_typestr(const bfpy_array4_object *self, PyObject *typestr_o, co
   return (size_t)size;
 }
 
+/* The layout an array interface gives (`via`: its name): the element size
+ * from typestr (checked against self's type), shape, strides in elements
+ * (C order when strides is None or absent) and data = (pointer, read_only),
+ * a tuple of two the caller has checked.  Returns ndim, or -1 with an
+ * exception. */
+static int a4_interface_layout(const bfpy_array4_object *self, const char *via, PyObject *typestr_o,
+                               PyObject *shape_o, PyObject *strides_o, PyObject *data_o, int64_t shape[4],
+                               int64_t strides[4], void **ptr, int *ro) {
+  const size_t itemsize = a4_typestr(self, typestr_o, via);
+  if (!itemsize) return -1;
+  const int ndim = a4_int64_tuple(shape_o, shape, "shape", via, self);
+  if (ndim < 0) return -1;
+  if (strides_o && strides_o != Py_None) {
+    int64_t bstrides[4];
+    if (a4_int64_tuple(strides_o, bstrides, "strides", via, self) != ndim) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "%s: %s strides and shape differ in length", a4_tname(self), via);
+      return -1;
+    }
+    if (a4_byte_strides(self, ndim, bstrides, strides, itemsize, via) < 0) return -1;
+  } else {
+    a4_c_strides(ndim, shape, strides);
+  }
+  *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data_o, 0));
+  if (!*ptr && PyErr_Occurred()) return -1;
+  *ro = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
+  return *ro < 0 ? -1 : ndim;
+}
+
 /* ---- __cuda_array_interface__ (v2, v3) ----------------------------------------------- */
 static int a4_import_cai(bfpy_array4_object *self, PyObject *obj, PyObject *cai) {
   static const char via[] = "__cuda_array_interface__";
@@ -389,36 +421,11 @@ static int a4_import_cai(bfpy_array4_object *self, PyObject *obj, PyObject *cai)
     PyErr_Format(PyExc_ValueError, "%s: masked arrays are not supported", a4_tname(self));
     return -1;
   }
-  const size_t itemsize = a4_typestr(self, typestr_o, via);
-  if (!itemsize) return -1;
-  int64_t shape[4], bstrides[4], strides[4];
-  if (!PyTuple_Check(shape_o)) {
-    PyErr_Format(PyExc_TypeError, "%s: %s shape must be a tuple", a4_tname(self), via);
-    return -1;
-  }
-  const int ndim = (int)PyTuple_GET_SIZE(shape_o);
-  if (ndim < 1 || ndim > 4) {
-    PyErr_Format(PyExc_ValueError, "%s: the array must have 1 to 4 dimensions, got %d (through %s)", a4_tname(self),
-                 ndim, via);
-    return -1;
-  }
-  for (int d = 0; d < ndim; ++d)
-    if (bfpy_to_int64(PyTuple_GET_ITEM(shape_o, d), &shape[d], "shape") < 0) return -1;
-  if (strides_o && strides_o != Py_None) {
-    if (!PyTuple_Check(strides_o) || PyTuple_GET_SIZE(strides_o) != ndim) {
-      PyErr_Format(PyExc_ValueError, "%s: %s strides must be a tuple as long as shape", a4_tname(self), via);
-      return -1;
-    }
-    for (int d = 0; d < ndim; ++d)
-      if (bfpy_to_int64(PyTuple_GET_ITEM(strides_o, d), &bstrides[d], "strides") < 0) return -1;
-    if (a4_byte_strides(self, ndim, bstrides, strides, itemsize, via) < 0) return -1;
-  } else {
-    a4_c_strides(ndim, shape, strides);
-  }
-  void *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data_o, 0));
-  if (!ptr && PyErr_Occurred()) return -1;
-  int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
-  if (ro < 0) return -1;
+  int64_t shape[4], strides[4];
+  void *ptr;
+  int ro;
+  const int ndim = a4_interface_layout(self, via, typestr_o, shape_o, strides_o, data_o, shape, strides, &ptr, &ro);
+  if (ndim < 0) return -1;
   /* what the pointer is: CUDA memory of boxfab's device (0 for a zero-size array) */
   int memory = BFPY_MEM_DEVICE, device = bf_gpu_device_id();
   if (ptr) {
@@ -474,25 +481,12 @@ static int a4_import_array_interface(bfpy_array4_object *self, PyObject *obj, Py
     PyErr_Format(PyExc_ValueError, "%s: __array_interface__ 'data' must be (address, read_only)", a4_tname(self));
     return -1;
   }
-  const size_t itemsize = a4_typestr(self, typestr_o, "__array_interface__");
-  if (!itemsize) return -1;
-  int64_t shape[4], bstrides[4], strides[4];
-  int ndim = a4_int64_tuple(shape_o, shape, 4, "shape", self);
+  int64_t shape[4], strides[4];
+  void *ptr;
+  int ro;
+  const int ndim = a4_interface_layout(self, "__array_interface__", typestr_o, shape_o, strides_o, data_o, shape,
+                                       strides, &ptr, &ro);
   if (ndim < 0) return -1;
-  if (strides_o && strides_o != Py_None) {
-    if (a4_int64_tuple(strides_o, bstrides, 4, "strides", self) != ndim) {
-      if (!PyErr_Occurred())
-        PyErr_Format(PyExc_ValueError, "%s: __array_interface__ strides and shape differ in length", a4_tname(self));
-      return -1;
-    }
-    if (a4_byte_strides(self, ndim, bstrides, strides, itemsize, "__array_interface__") < 0) return -1;
-  } else {
-    a4_c_strides(ndim, shape, strides);
-  }
-  void *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data_o, 0));
-  if (!ptr && PyErr_Occurred()) return -1;
-  int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
-  if (ro < 0) return -1;
   return a4_fill(self, ptr, ndim, shape, strides, ro, obj, BFPY_MEM_HOST, "__array_interface__");
 }
 

@@ -268,6 +268,16 @@ def test_import_rejects_bad_dimensions_and_strides(amr):
     buf = np.zeros(16)
     with pytest.raises(ValueError, match="whole number"):
         amr.Array4_double(AI(buf[:3], (12,)))
+    with pytest.raises(TypeError, match="__array_interface__ strides must be a tuple"):
+        amr.Array4_double(AI(buf[:4], [8]))
+    with pytest.raises(ValueError, match="__array_interface__ strides and shape differ in length"):
+        amr.Array4_double(AI(buf[:4], (8, 8)))
+    with pytest.raises(ValueError, match="1 to 4 dimensions, got 5"):
+        amr.Array4_double(AI(buf[:4], (8,) * 5))
+    no_tuple = AI(buf[:4], None)
+    no_tuple.__array_interface__["shape"] = [4]
+    with pytest.raises(TypeError, match="__array_interface__ shape must be a tuple"):
+        amr.Array4_double(no_tuple)
 
 
 def test_dtype_mismatch_is_type_error(amr):

@@ -138,6 +138,17 @@ def one_box(amr, n, ncomp=1, arena=None):
     return mf, a4
 
 
+class CAIOnly:
+    """arr seen through its __cuda_array_interface__ alone (no DLPack), with `fields` replaced."""
+
+    def __init__(self, arr, **fields):
+        self.arr, self.fields = arr, fields
+
+    @property
+    def __cuda_array_interface__(self):
+        return dict(self.arr.__cuda_array_interface__, **self.fields)
+
+
 # ---- exports: CAI, DLPack device, protocols refused ------------------------------------------------
 @gpu
 def test_cai_v3_fields_on_device(amr3):
@@ -363,14 +374,6 @@ def test_cupy_to_array4_both_protocols(amr3):
     a[0, 0, 0, 1] = -9.0
     assert float(x[1, 0, 0, 0]) == -9.0
 
-    class CAIOnly:
-        def __init__(self, arr):
-            self.arr = arr
-
-        @property
-        def __cuda_array_interface__(self):
-            return self.arr.__cuda_array_interface__
-
     b = amr3.Array4_double(CAIOnly(x[1]))  # 3-D: one component
     assert b.nComp == 1 and b[4, 3, 2] == float(x[1, 2, 3, 4])
     assert b.__cuda_array_interface__["data"][0] == x[1].data.ptr
@@ -387,6 +390,15 @@ def test_cupy_to_array4_both_protocols(amr3):
         amr3.Array4_float(x)
     with pytest.raises(ValueError):
         amr3.Array4_double(CAIOnly(cp.zeros((2, 2, 2, 2, 2))))
+
+    with pytest.raises(TypeError, match="__cuda_array_interface__ shape must be a tuple"):
+        amr3.Array4_double(CAIOnly(x, shape=[2, 3, 4, 5]))
+    with pytest.raises(TypeError, match="__cuda_array_interface__ strides must be a tuple"):
+        amr3.Array4_double(CAIOnly(x, strides=[480, 160, 40, 8]))
+    with pytest.raises(ValueError, match="__cuda_array_interface__ strides and shape differ in length"):
+        amr3.Array4_double(CAIOnly(x, strides=(40, 8)))
+    b = amr3.Array4_double(CAIOnly(x, strides=(480, 160, 40, 8)))  # explicit C strides: the same view
+    assert b[4, 3, 2, 1] == float(x[1, 2, 3, 4])
 
 
 @gpu
@@ -485,14 +497,6 @@ def test_torch_views_both_ways(amr3):
     x.add_(1.0)
     torch.cuda.synchronize()
     assert b[0, 0, 0] == 43.0
-
-    class CAIOnly:
-        def __init__(self, arr):
-            self.arr = arr
-
-        @property
-        def __cuda_array_interface__(self):
-            return self.arr.__cuda_array_interface__
 
     bc = amr3.Array4_double(CAIOnly(x))
     assert bc.__cuda_array_interface__["data"][0] == x.data_ptr() and bc[1, 1, 1] == float(x[1, 1, 1])
