@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs pyAMReX's own test suite against boxfab:
+#   scripts/pyamrex-suite.sh PYAMREX_TESTS_DIR [pytest options]
+# PYAMREX_TESTS_DIR is the tests/ folder of a pyAMReX source tree (for
+# example from `git clone https://github.com/AMReX-Codes/pyamrex`). The
+# suite imports `amrex.space3d`; this script makes a small alias package
+# `amrex` in a temporary folder whose space1d/2d/3d modules *are*
+# boxfab.space1d/2d/3d, copies the tests beside nothing of boxfab's, and
+# runs pytest there with --continue-on-collection-errors. boxfab never ships
+# pyAMReX's files. Uses the interpreter of .venv (scripts/test.sh or
+# scripts/run.sh make it and install boxfab) unless PY is set.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  [ $# -lt 1 ] && exit 2 || exit 0
+fi
+tests=$(cd "$1" && pwd)
+shift
+[ -f "$tests/conftest.py" ] || { echo "error: $tests has no conftest.py (not pyAMReX's tests/ folder)" >&2; exit 2; }
+PY=${PY:-$here/.venv/bin/python}
+[ -x "$PY" ] || { echo "error: $PY not found; run scripts/test.sh first (or set PY)" >&2; exit 2; }
+"$PY" -c "import boxfab" 2>/dev/null || { echo "error: boxfab is not installed in $PY; run scripts/test.sh first" >&2; exit 2; }
+"$PY" -m pip show pandas >/dev/null 2>&1 || "$PY" -m pip install -q pandas
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pyamrex-suite.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/alias/amrex"
+cat >"$work/alias/amrex/__init__.py" <<'EOF'
+"""Alias package: amrex.spaceNd is boxfab.spaceNd (for running pyAMReX's tests)."""
+import importlib
+import sys
+
+for _d in (1, 2, 3):
+    sys.modules[f"{__name__}.space{_d}d"] = importlib.import_module(f"boxfab.space{_d}d")
+EOF
+for d in 1 2 3; do
+  printf 'import sys\nimport boxfab.space%sd as _m\nsys.modules[__name__] = _m\n' "$d" >"$work/alias/amrex/space${d}d.py"
+done
+cp -r "$tests" "$work/tests"
+cd "$work/tests"
+set +e
+PYTHONPATH="$work/alias${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m pytest -p no:cacheprovider -q -rfE \
+  --continue-on-collection-errors "$@" . 2>&1 | tee "$work/log"
+rc=${PIPESTATUS[0]}
+set -e
+echo "== pyAMReX suite against boxfab: $(tail -n 1 "$work/log" | sed 's/^=* *//; s/ *=*$//')"
+exit "$rc"
