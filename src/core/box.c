@@ -86,6 +86,22 @@ int bf_box_numpts(const bf_box *b, int64_t *npts) {
   return BF_SUCCESS;
 }
 
+int bf_box_volume(const bf_box *b, int64_t *vol) {
+  if (!bf_box_ok(b)) {
+    *vol = 0;
+    return BF_SUCCESS;
+  }
+  int64_t n = 1;
+  for (int d = 0; d < b->dim; ++d) {
+    int64_t r;
+    BF_CHECK(!__builtin_mul_overflow(n, bf_box_length(b, d) - ((b->type >> d) & 1u), &r), BF_ERROR_OVERFLOW,
+             "volume of the box overflows a 64-bit integer");
+    n = r;
+  }
+  *vol = n;
+  return BF_SUCCESS;
+}
+
 double bf_box_d_numpts(const bf_box *b) {
   if (!bf_box_ok(b)) return 0.0;
   double n = 1.0;
@@ -94,6 +110,7 @@ double bf_box_d_numpts(const bf_box *b) {
 }
 
 bool bf_box_is_square(const bf_box *b) {
+  if (b->dim == 1) return false; /* AMReX: "can't build a square in 1-D" */
   for (int d = 1; d < b->dim; ++d)
     if (bf_box_length(b, d) != bf_box_length(b, 0)) return false;
   return true;
@@ -213,11 +230,7 @@ bool bf_box_iter_next(const bf_box *b, int *p) {
 
 void bf_box_normalize(bf_box *b) {
   for (int d = 0; d < b->dim; ++d)
-    if (b->lo[d] > b->hi[d]) {
-      int t = b->lo[d];
-      b->lo[d] = b->hi[d];
-      b->hi[d] = t;
-    }
+    if (bf_box_length(b, d) == 0) b->hi[d] = b->lo[d]; /* hi == lo - 1: grow the high end by one */
 }
 
 int bf_box_shift(bf_box *b, int d, int n) {

@@ -9,8 +9,9 @@
  * - `Direction` overloads: pyAMReX's Direction is an opaque tag without a value,
  *   so a Direction argument cannot say which direction it means; boxfab accepts
  *   the overload and raises TypeError telling to pass the direction as an int.
- * - intersects() (and the `&` extension) of boxes of different index types
- *   raise ValueError instead of silently answering: the result has no meaning.
+ * - intersects(), same_size() (and the `&` extension) of boxes of different
+ *   index types raise ValueError instead of silently answering: AMReX calls
+ *   it an error (BL_ASSERT(sameType(b)) in AMReX_Box.H).
  * - Box == Box of another dimension raises TypeError (dims never mix silently);
  *   == with any other type is False.
  * - Extensions beyond API.md: refine(ratio, /), coarsen(ratio, /) (in place, as
@@ -277,6 +278,13 @@ static PyObject *get_num_pts(PyObject *self, void *c) {
   return box_numpts_obj(BOX(self));
 }
 
+static PyObject *get_volume(PyObject *self, void *c) {
+  (void)c;
+  int64_t n;
+  if (bfpy_check(bf_box_volume(BOX(self), &n)) < 0) return NULL;
+  return PyLong_FromLongLong((long long)n);
+}
+
 static PyObject *get_d_num_pts(PyObject *self, void *c) {
   (void)c;
   return PyFloat_FromDouble(bf_box_d_numpts(BOX(self)));
@@ -321,11 +329,13 @@ static PyGetSetDef box_getset[] = {
     {"size", get_size, NULL, "Number of points per direction (IntVect).", NULL},
     {"num_pts", get_num_pts, NULL, "Number of points (0 when empty); OverflowError beyond int64.", NULL},
     {"d_num_pts", get_d_num_pts, NULL, "Number of points as float.", NULL},
-    {"volume", get_num_pts, NULL, "Number of points (AMReX volume).", NULL},
+    {"volume", get_volume, NULL,
+     "AMReX Box::volume(): product over directions of (length - 1 if nodal else length), the number of cells "
+     "enclosed (0 when empty); equals num_pts only for a cell-centred box.", NULL},
     {"is_empty", get_is_empty, NULL, "big < small in some direction.", NULL},
     {"ok", get_ok, NULL, "big >= small in every direction.", NULL},
     {"cell_centered", get_cell_centered, NULL, "All directions CELL.", NULL},
-    {"is_square", get_is_square, NULL, "All lengths equal.", NULL},
+    {"is_square", get_is_square, NULL, "All lengths equal (always False in 1D, as AMReX's Box::isSquare).", NULL},
     {"the_unit_box", get_the_unit_box, NULL, "The box (0,...,0)-(0,...,0), cell-centred (a new Box).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -380,7 +390,9 @@ static PyObject *box_pair_query(PyObject *self, PyObject *const *args, Py_ssize_
   case 0:
     if (bfpy_check(bf_box_check_same_type(BOX(self), &other, "Box.intersects")) < 0) return NULL;
     return PyBool_FromLong(bf_box_intersects(BOX(self), &other));
-  case 1: return PyBool_FromLong(bf_box_same_size(BOX(self), &other));
+  case 1:
+    if (bfpy_check(bf_box_check_same_type(BOX(self), &other, "Box.same_size")) < 0) return NULL;
+    return PyBool_FromLong(bf_box_same_size(BOX(self), &other));
   default: return PyBool_FromLong(bf_box_same_type(BOX(self), &other));
   }
 }
@@ -718,9 +730,12 @@ static PyMethodDef box_methods[] = {
      "strictly_contains(p: IntVect) -> bool: p inside and not on the boundary."},
     {"intersects", FAST(box_intersects), FASTKW,
      "intersects(b: Box) -> bool: non-empty intersection. ValueError when the index types differ."},
-    {"same_size", FAST(box_same_size), FASTKW, "same_size(b: Box) -> bool: equal lengths."},
+    {"same_size", FAST(box_same_size), FASTKW,
+     "same_size(b: Box) -> bool: equal lengths. ValueError when the index types differ."},
     {"same_type", FAST(box_same_type), FASTKW, "same_type(b: Box) -> bool: equal index types."},
-    {"normalize", box_normalize, METH_NOARGS, "normalize() -> None: swap corners where small > big."},
+    {"normalize", box_normalize, METH_NOARGS,
+     "normalize() -> None: AMReX Box::normalize(), grow the big end by 1 in each direction whose length is 0 "
+     "(corners are never swapped)."},
     {"shift", FAST(box_shift), FASTKW,
      "shift(dir: int, nzones: int) / shift(iv: IntVect) -> Box: translate in place, return self."},
     {"convert", FAST(box_convert), FASTKW,

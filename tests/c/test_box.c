@@ -231,16 +231,45 @@ static void test_convert(void) {
 }
 
 static void test_normalize_and_slab(void) {
-  bf_box b = mk(3, 5, 0, 9, 1, 2, 3, 0u);
+  /* AMReX_Box.H Box::normalize(): growHi(d, 1) where length(d) == 0, nothing else (no swap) */
+  bf_box b = mk(3, 5, 0, 9, 1, 2, 3, 0u); /* lengths -3, 3, -5: unchanged */
   bf_box_normalize(&b);
-  BFT_CHECK(b.lo[0] == 1 && b.hi[0] == 5 && b.lo[1] == 0 && b.hi[1] == 2 && b.lo[2] == 3 && b.hi[2] == 9);
+  BFT_CHECK(b.lo[0] == 5 && b.hi[0] == 1 && b.lo[1] == 0 && b.hi[1] == 2 && b.lo[2] == 9 && b.hi[2] == 3);
+  b = mk(3, 1, 0, 3, 0, 2, 2, 5u); /* lengths 0, 3, 0 */
+  bf_box_normalize(&b);
+  BFT_CHECK(b.lo[0] == 1 && b.hi[0] == 1 && b.lo[1] == 0 && b.hi[1] == 2 && b.lo[2] == 3 && b.hi[2] == 3 && b.type == 5u);
   BFT_OK(bf_box_make_slab(&b, 1, 7));
-  BFT_CHECK(b.lo[1] == 7 && b.hi[1] == 7 && b.lo[0] == 1 && b.hi[2] == 9);
+  BFT_CHECK(b.lo[1] == 7 && b.hi[1] == 7 && b.lo[0] == 1 && b.hi[2] == 3);
   BFT_FAILS(bf_box_make_slab(&b, 3, 0), BF_ERROR_INDEX);
   BFT_FAILS(bf_box_make_slab(&b, -1, 0), BF_ERROR_INDEX);
 }
 
+/* AMReX_Box.H Box::volume(): prod (length - btype) when ok(), else 0; Box::isSquare: false in 1D */
+static void test_volume_and_square(void) {
+  int64_t v = -1, np = -1;
+  bf_box b = mk(3, 0, 0, 0, 3, 3, 3, 7u);
+  BFT_OK(bf_box_volume(&b, &v));
+  BFT_OK(bf_box_numpts(&b, &np));
+  BFT_CHECK(v == 27 && np == 64);
+  b = mk(2, -2, 0, 0, 5, 3, 0, 1u); /* nodal in x: 7 cells x 4 */
+  BFT_OK(bf_box_volume(&b, &v));
+  BFT_CHECK(v == 28);
+  b = mk(1, 4, 0, 0, 4, 0, 0, 1u); /* one node: no cell */
+  BFT_OK(bf_box_volume(&b, &v));
+  BFT_CHECK(v == 0 && bf_box_ok(&b));
+  b = mk(2, 1, 1, 0, 0, 5, 0, 0u);
+  BFT_OK(bf_box_volume(&b, &v));
+  BFT_CHECK(v == 0);
+  b = mk(3, INT_MIN, INT_MIN, INT_MIN, INT_MAX, INT_MAX, INT_MAX, 0u);
+  BFT_FAILS(bf_box_volume(&b, &v), BF_ERROR_OVERFLOW);
+  b = mk(1, 0, 0, 0, 3, 0, 0, 0u);
+  BFT_CHECK(!bf_box_is_square(&b));
+  b = mk(2, 0, 0, 0, 3, 3, 0, 0u);
+  BFT_CHECK(bf_box_is_square(&b));
+}
+
 int main(void) {
+  BFT_RUN(test_volume_and_square);
   BFT_RUN(test_define_and_unit);
   BFT_RUN(test_type_ints);
   BFT_RUN(test_counts_match_iteration);

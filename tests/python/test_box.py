@@ -213,8 +213,9 @@ def test_length_dir_out_of_range(amr):
 
 def test_predicate_props(amr):
     n = dim_of(amr)
-    assert amr.Box([0] * n, [3] * n).is_square
-    assert amr.Box([0] * n, [3] * (n - 1) + [4]).is_square == (n == 1)
+    # AMReX_Box.H Box::isSquare: all lengths equal, and false in 1D ("can't build a square in 1-D")
+    assert amr.Box([0] * n, [3] * n).is_square == (n > 1)
+    assert amr.Box([0] * n, [3] * (n - 1) + [4]).is_square is False
     e = amr.Box([0] * n, [-1] * n)
     assert e.is_empty and not e.ok and e.numPts() == 0 and e.d_num_pts == 0.0 and list(e) == []
     u = e.the_unit_box
@@ -296,6 +297,9 @@ def test_same_size_and_type(amr):
     assert a.same_type(amr.Box([5] * n, [6] * n))
     assert not a.same_type(amr.Box([0] * n, [3] * n, [1] * n))
     assert a.same_size(b=a) and a.same_type(b=a)
+    # AMReX_Box.H Box::sameSize: BL_ASSERT(sameType(b)) ("an error if they have different types")
+    with pytest.raises(ValueError, match="same_size: boxes of different index types"):
+        a.same_size(amr.Box([0] * n, [3] * n, [1] * n))
 
 
 def test_equality(amr):
@@ -310,10 +314,43 @@ def test_equality(amr):
 # ---- in-place transformations ----------------------------------------------------------------
 
 def test_normalize(amr):
+    # AMReX_Box.H Box::normalize(): for each direction with length(idim) == 0, growHi(idim, 1).
+    # Nothing else changes: corners are never swapped and longer "negative" sides stay.
     n = dim_of(amr)
-    b = amr.Box([5] + [0] * (n - 1), [1] + [2] * (n - 1))
+    b = amr.Box([5] + [0] * (n - 1), [4] + [2] * (n - 1))  # length 0 in direction 0
     assert b.normalize() is None
-    assert corners(b) == ([1] + [0] * (n - 1), [5] + [2] * (n - 1))
+    assert corners(b) == ([5] + [0] * (n - 1), [5] + [2] * (n - 1))
+    swapped = amr.Box([5] * n, [1] * n)  # length -3: AMReX leaves it (the old boxfab swapped the corners)
+    swapped.normalize()
+    assert corners(swapped) == ([5] * n, [1] * n) and swapped.is_empty
+    z = amr.Box([3] * n, [2] * n, [1] * n)  # nodal, length 0 everywhere: grows to one node per direction
+    z.normalize()
+    assert corners(z) == ([3] * n, [3] * n) and list(z.type) == [1] * n
+    for lo, hi in (([0] * n, [4] * n), ([INT_MIN] * n, [INT_MIN] * n)):
+        ok = amr.Box(lo, hi)
+        ok.normalize()
+        assert corners(ok) == (lo, hi)
+    edge = amr.Box([INT_MIN] * n, [INT_MAX] * n)  # length 2**32 never reads as 0
+    edge.normalize()
+    assert corners(edge) == ([INT_MIN] * n, [INT_MAX] * n)
+
+
+def test_volume_counts_enclosed_cells(amr):
+    # AMReX_Box.H Box::volume(): ok() ? prod_d (length(d) - btype[d]) : 0, so it equals numPts only
+    # for a cell-centred box; pyAMReX binds it as the property `volume`.
+    n = dim_of(amr)
+    assert amr.Box([0] * n, [3] * n, [1] * n).volume == 3**n  # 4 nodes, 3 cells per direction
+    assert amr.Box([0] * n, [3] * n, [1] * n).num_pts == 4**n
+    assert amr.Box([0] * n, [3] * n).volume == 4**n
+    mixed = amr.Box([-2] * n, [5] * n, [1] + [0] * (n - 1))
+    assert mixed.volume == 7 * 8 ** (n - 1) and mixed.num_pts == 8**n
+    assert amr.Box([0] * n, [0] * n, [1] * n).volume == 0  # one node encloses no cell
+    assert amr.Box([1] * n, [0] * n, [1] * n).volume == 0  # not ok
+    assert amr.Box([1] * n, [0] * n).volume == 0
+    if n == 3:
+        assert amr.Box((0, 0, 0), (3, 3, 3), (1, 1, 1)).volume == 27
+        with pytest.raises(OverflowError, match="64-bit"):
+            amr.Box([INT_MIN] * 3, [INT_MAX] * 3, [1, 0, 0]).volume
 
 
 def test_shift_overloads_return_self(amr):
