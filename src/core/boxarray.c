@@ -85,6 +85,7 @@ int bf_boxarray_copy(const bf_boxarray *src, bf_boxarray **out) {
   BF_CALL(bf_boxarray_alloc(src->dim, src->n, &ba));
   if (src->n > 0) memcpy(ba->boxes, src->boxes, (size_t)src->n * sizeof *src->boxes);
   ba->type = src->type;
+  ba->pending_coarse = src->pending_coarse;
   *out = ba;
   return BF_SUCCESS;
 }
@@ -136,12 +137,20 @@ int bf_boxarray_install(bf_boxarray **ba, bf_box *boxes, int64_t n, unsigned typ
   bf_object_init(&fresh->obj, boxarray_free);
   fresh->dim = cur->dim;
   fresh->type = type;
+  fresh->pending_coarse = cur->pending_coarse;
   if (capacity == BF_BOXARRAY_CAP_UNIQUIFY) capacity = n; /* the copy uniqify makes */
   fresh->n = n;
   fresh->capacity = capacity < n ? n : capacity;
   fresh->boxes = boxes;
   bf_boxarray_destroy(ba);
   *ba = fresh;
+  return BF_SUCCESS;
+}
+
+int bf_boxarray_uniqify(bf_boxarray **ba) {
+  if ((*ba)->pending_coarse == 0u) return BF_SUCCESS;
+  BF_CALL(bf_boxarray_make_unique(ba));
+  (*ba)->pending_coarse = 0u;
   return BF_SUCCESS;
 }
 
@@ -183,8 +192,12 @@ double bf_boxarray_d_numpts(const bf_boxarray *ba) {
 
 void bf_boxarray_minimal_box(const bf_boxarray *ba, bf_box *out) {
   /* AMReX's BoxArray::minimalBox: Box::minBox over every box, empty ones
-   * included; Box() (seen in the array's type) when there is none. */
-  bf_box r = ba->n > 0 ? ba->boxes[0] : bf_boxarray_empty_box(ba->dim, ba->type);
+   * included; with no box, Box() coarsened by the pending ratio (1 -> 0 where
+   * it is > 1) and seen in the array's type. */
+  bf_box r = bf_boxarray_empty_box(ba->dim, ba->type);
+  if (ba->n > 0) r = ba->boxes[0];
+  for (int d = 0; d < ba->dim && ba->n == 0; ++d)
+    if ((ba->pending_coarse >> d) & 1u) r.lo[d] = 0;
   for (int64_t i = 1; i < ba->n; ++i)
     bf_box_minimal(&r, &ba->boxes[i], &r);
   *out = r;
@@ -218,13 +231,17 @@ int bf_boxarray_define(bf_boxarray **ba, const bf_box *box) {
   bf_box *boxes = malloc(sizeof *boxes);
   BF_CHECK(boxes != NULL, BF_ERROR_MEMORY, "out of memory");
   boxes[0] = *box;
-  return bf_boxarray_install(ba, boxes, 1, box->type, 1); /* AMReX: clear(), then one push_back */
+  BF_CALL(bf_boxarray_install(ba, boxes, 1, box->type, 1)); /* AMReX: clear(), then one push_back */
+  (*ba)->pending_coarse = 0u;
+  return BF_SUCCESS;
 }
 
 int bf_boxarray_clear(bf_boxarray **ba) {
   bf_box *boxes = malloc(sizeof *boxes);
   BF_CHECK(boxes != NULL, BF_ERROR_MEMORY, "out of memory");
-  return bf_boxarray_install(ba, boxes, 0, 0u, 0); /* AMReX's clear(): a default BoxArray, cell type */
+  BF_CALL(bf_boxarray_install(ba, boxes, 0, 0u, 0)); /* AMReX's clear(): a default BoxArray, cell type */
+  (*ba)->pending_coarse = 0u;
+  return BF_SUCCESS;
 }
 
 int bf_boxarray_resize(bf_boxarray **ba, int64_t n) {
@@ -243,5 +260,7 @@ int bf_boxarray_resize(bf_boxarray **ba, int64_t n) {
    * grows to max(2 * size, n) when n exceeds the capacity (libstdc++) */
   int64_t cap = bf_boxarray_refcount(cur) <= 1 ? cur->capacity : cur->n;
   if (n > cap) cap = n > 2 * cur->n ? n : 2 * cur->n;
-  return bf_boxarray_install(ba, boxes, n, cur->type, cap);
+  BF_CALL(bf_boxarray_install(ba, boxes, n, cur->type, cap));
+  (*ba)->pending_coarse = 0u; /* uniqify() */
+  return BF_SUCCESS;
 }

@@ -13,6 +13,12 @@ struct bf_boxarray {
   unsigned type; /* index type of every box (kept when empty) */
   int64_t n;
   int64_t capacity; /* AMReX's m_abox.capacity(), modelled on std::vector (see boxarray.c) */
+  /* Bit d: AMReX's lazy coarsening ratio (BATransformer) is > 1 in direction
+   * d.  boxfab applies coarsening at once, so this matters only for what
+   * minimal_box() of an empty array returns (AMReX coarsens its Box() by the
+   * pending ratio).  Set by coarsen, kept by convert, cleared by what calls
+   * AMReX's uniqify() or resets the array. */
+  unsigned pending_coarse;
   bf_box *boxes;
   struct bf_boxarray_hash *hash; /* built on first query; access with __atomic builtins */
 };
@@ -29,6 +35,10 @@ int bf_boxarray_alloc(int dim, int64_t n, bf_boxarray **out);
  * capacity when unshared, n when a copy had to be made. */
 #define BF_BOXARRAY_CAP_UNIQUIFY (-1)
 int bf_boxarray_install(bf_boxarray **ba, bf_box *boxes, int64_t n, unsigned type, int64_t capacity);
+
+/* Clear pending_coarse of *ba (AMReX's uniqify() resets its coarsening
+ * ratio), unsharing *ba first when needed. */
+int bf_boxarray_uniqify(bf_boxarray **ba);
 
 /* Drop the cached query hash (call after changing boxes of an unshared array). */
 void bf_boxarray_invalidate(bf_boxarray *ba);

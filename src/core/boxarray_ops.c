@@ -83,8 +83,9 @@ int bf_boxarray_max_size(bf_boxarray **ba, const int *n) {
     BF_CHECK(!__builtin_add_overflow(total, np, &total), BF_ERROR_OVERFLOW, "max_size would make more than 2^63 boxes");
   }
   /* each box gives >= 1 piece: total == n means nothing to chop; keep the
-   * array (and its cached hash), as AMReX's BoxArray::maxSize does */
-  if (total == cur->n) return BF_SUCCESS;
+   * array (and its cached hash), as AMReX's BoxArray::maxSize does (after
+   * its uniqify()) */
+  if (total == cur->n) return bf_boxarray_uniqify(ba);
   BF_CHECK((uint64_t)total <= SIZE_MAX / sizeof(bf_box), BF_ERROR_MEMORY,
            "max_size would make %lld boxes, more than fit in memory", (long long)total);
   bf_box *out = malloc((size_t)(total > 0 ? total : 1) * sizeof *out);
@@ -114,7 +115,9 @@ int bf_boxarray_max_size(bf_boxarray **ba, const int *n) {
     }
   }
   /* AMReX defines the array from the BoxList it built with push_back */
-  return bf_boxarray_install(ba, out, total, cur->type, pushed_capacity(total));
+  BF_CALL(bf_boxarray_install(ba, out, total, cur->type, pushed_capacity(total)));
+  (*ba)->pending_coarse = 0u;
+  return BF_SUCCESS;
 }
 
 /* ---- refine, coarsen, convert ------------------------------------------------------- */
@@ -156,12 +159,17 @@ static int op_shift(bf_box *b, const void *s) { return bf_box_shift_iv(b, s); }
  * boxes, and their capacity, stay). */
 int bf_boxarray_refine(bf_boxarray **ba, const int *ratio) {
   BF_CALL(check_positive(*ba, ratio, "refinement ratio"));
-  return apply(ba, op_refine, ratio, (*ba)->type, BF_BOXARRAY_CAP_UNIQUIFY);
+  BF_CALL(apply(ba, op_refine, ratio, (*ba)->type, BF_BOXARRAY_CAP_UNIQUIFY));
+  (*ba)->pending_coarse = 0u;
+  return BF_SUCCESS;
 }
 
 int bf_boxarray_coarsen(bf_boxarray **ba, const int *ratio) {
   BF_CALL(check_positive(*ba, ratio, "coarsening ratio"));
-  return apply(ba, op_coarsen, ratio, (*ba)->type, (*ba)->capacity);
+  BF_CALL(apply(ba, op_coarsen, ratio, (*ba)->type, (*ba)->capacity));
+  for (int d = 0; d < (*ba)->dim; ++d)
+    if (ratio[d] > 1) (*ba)->pending_coarse |= 1u << d;
+  return BF_SUCCESS;
 }
 
 int bf_boxarray_convert(bf_boxarray **ba, unsigned type) {
@@ -172,11 +180,15 @@ int bf_boxarray_convert(bf_boxarray **ba, unsigned type) {
 
 int bf_boxarray_grow(bf_boxarray **ba, const int *n_lo, const int *n_hi) {
   grow_arg g = {n_lo, n_hi};
-  return apply(ba, op_grow, &g, (*ba)->type, BF_BOXARRAY_CAP_UNIQUIFY);
+  BF_CALL(apply(ba, op_grow, &g, (*ba)->type, BF_BOXARRAY_CAP_UNIQUIFY));
+  (*ba)->pending_coarse = 0u;
+  return BF_SUCCESS;
 }
 
 int bf_boxarray_shift(bf_boxarray **ba, const int *s) {
-  return apply(ba, op_shift, s, (*ba)->type, BF_BOXARRAY_CAP_UNIQUIFY);
+  BF_CALL(apply(ba, op_shift, s, (*ba)->type, BF_BOXARRAY_CAP_UNIQUIFY));
+  (*ba)->pending_coarse = 0u;
+  return BF_SUCCESS;
 }
 
 static int check_dir(const bf_boxarray *ba, int d) {

@@ -468,3 +468,91 @@ def test_queries_follow_changes(amr):
     ba.refine(2)  # the hash of the changed array is rebuilt; the held one is unchanged
     assert [i for i, _ in ba.intersections(q)] == [0]
     assert len(held.intersections(q)) == 2**n
+
+
+# ---- AMReX details: capacity, Box() entries, minimal_box -------------------------------------------
+
+def test_capacity_follows_amrex_vector(amr):
+    n = dim_of(amr)
+    # AMReX_BoxArray.H capacity() = m_ref->m_abox.capacity(); BoxArray() holds an empty std::vector
+    assert amr.BoxArray().capacity == 0
+    b = amr.Box([0] * n, [9] * n)
+    ba = amr.BoxArray(b)  # BARef::define(bx): one push_back
+    assert ba.capacity == 1
+    ba.max_size(4)  # BoxList::maxSize pushes 3**n boxes into a new vector: capacity 4, 16, 32
+    assert ba.size == 3**n and ba.capacity == {1: 4, 2: 16, 3: 32}[n]
+    ba.refine(2)  # in place (uniqify of an unshared array copies nothing)
+    assert ba.capacity == {1: 4, 2: 16, 3: 32}[n]
+    one = amr.BoxArray(b)
+    one.resize(3)  # std::vector::resize past the capacity: max(2 * size, n) = 3
+    assert one.capacity == 3
+    one.resize(4)  # 3 -> 4 boxes: max(2 * 3, 4) = 6
+    assert one.capacity == 6
+    one.resize(1)  # shrinking keeps the capacity
+    assert one.capacity == 6 and one.size == 1
+    one.define(b)  # clear() then one push_back
+    assert one.capacity == 1
+    one.clear()
+    assert one.capacity == 0
+    assert amr.BoxArray([b, b]).capacity == 2 and amr.BoxArray(b, 0).capacity == 0
+
+
+def test_pointer_form_with_zero_boxes_keeps_the_type(amr):
+    # AMReX_BoxArray.cpp BoxArray(const Box* bxvec, int nbox): m_bat(bxvec->ixType()), nbox boxes
+    n = dim_of(amr)
+    nodal = amr.Box([0] * n, [4] * n, [1] * n)
+    ba = amr.BoxArray(nodal, 0)
+    assert ba.empty and ba.ix_type() == amr.IndexType.node_type()
+    # and its minimal box is Box() in that type: (1..0) cells converted, (1..1) nodes
+    assert corners(ba.minimal_box()) == (tuple([1] * n), tuple([1] * n))
+
+
+def test_minimal_box_counts_empty_boxes(amr):
+    # AMReX_BoxArray.cpp BoxArray::minimalBox: minBox over every box, ok() or not
+    n = dim_of(amr)
+    ba = amr.BoxArray([amr.Box([0] * n, [3] * n), amr.Box([10] * n, [9] * n)])
+    assert corners(ba.minimal_box()) == (tuple([0] * n), tuple([9] * n))
+    ba = amr.BoxArray(amr.Box([-5] * n, [-3] * n))
+    ba.resize(2)  # Box() = (1..0) joins the minimum
+    assert corners(ba.minimal_box()) == (tuple([-5] * n), tuple([0] * n))
+    # an empty array remembers AMReX's lazy coarsening ratio: Box() coarsened by 2 is (0..0)
+    e = amr.BoxArray()
+    assert corners(e.minimal_box()) == (tuple([1] * n), tuple([0] * n))
+    e.coarsen(2)
+    assert corners(e.minimal_box()) == (tuple([0] * n), tuple([0] * n))
+    held = amr.BoxArray(e)  # shared: the holder keeps the ratio when e drops it (uniqify)
+    e.refine(2)
+    assert corners(e.minimal_box()) == (tuple([1] * n), tuple([0] * n))
+    assert corners(held.minimal_box()) == (tuple([0] * n), tuple([0] * n))
+
+
+def test_grow_and_shift_extensions(amr):
+    # AMReX_BoxArray.cpp BoxArray::grow / growLo / growHi / shift apply the Box operation to every box
+    n = dim_of(amr)
+    src = [amr.Box([0] * n, [3] * n, [1] + [0] * (n - 1)), amr.Box([4] + [0] * (n - 1), [9] + [3] * (n - 1),
+                                                                [1] + [0] * (n - 1))]
+    ba = amr.BoxArray(src)
+    assert ba.grow(1) is ba
+    assert [corners(b) for b in ba] == [corners(amr.Box(b.small_end, b.big_end, b.ix_type).grow(1)) for b in src]
+    ba = amr.BoxArray(src).grow(amr.IntVect(list(range(n))))
+    assert [corners(b) for b in ba] == [corners(amr.Box(b.small_end, b.big_end, b.ix_type)
+                                                .grow(amr.IntVect(list(range(n))))) for b in src]
+    ba = amr.BoxArray(src).grow(n - 1, 2).grow_low(0, 3).grow_high(0).shift(0, -4).shift(amr.IntVect([1] * n))
+    for b, s in zip(ba, src):
+        want = amr.Box(s.small_end, s.big_end, s.ix_type).grow(n - 1, 2).grow_low(0, 3).grow_high(0)
+        want.shift(0, -4).shift(amr.IntVect([1] * n))
+        assert b == want
+    before = list(ba)
+    with pytest.raises(OverflowError):
+        ba.shift(0, INT_MAX)
+    with pytest.raises(OverflowError):
+        ba.grow(INT_MAX)
+    assert list(ba) == before  # all or nothing
+    with pytest.raises(TypeError, match="signatures"):
+        ba.shift(1)
+    with pytest.raises(TypeError, match="positional"):
+        ba.grow(n=1)
+    with pytest.raises(TypeError, match="dimension"):
+        ba.grow(other_module(amr).IntVect([1] * dim_of(other_module(amr))))
+    with pytest.raises(IndexError, match="direction"):
+        ba.grow_low(n)
