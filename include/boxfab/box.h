@@ -166,6 +166,29 @@ BF_EXPORT int bf_box_enclosed_cells(bf_box *b, int d);
 /** Flatten to the single index `idx` in direction d. */
 BF_EXPORT int bf_box_make_slab(bf_box *b, int d, int idx);
 
+/* ---- pieces next to a box (AMReX's free functions in AMReX_Box.H) -------------
+ * Each writes a new box to *out (b unchanged); d must be in [0, dim)
+ * (BF_ERROR_INDEX), BF_ERROR_OVERFLOW past C int. */
+
+/** AMReX's Box::chop(dir, chop_pnt): *b becomes the low part, *hi the high
+ *  part starting at chop_pnt.  CELL in d: b ends at chop_pnt - 1, and
+ *  small < chop_pnt <= big is required; NODE in d: both parts hold
+ *  chop_pnt, and small < chop_pnt < big is required (BF_ERROR_VALUE
+ *  otherwise; AMReX asserts it). */
+BF_EXPORT int bf_box_chop(bf_box *b, int d, int chop_pnt, bf_box *hi);
+
+/** AMReX's adjCellLo / adjCellHi(b, dir, len): the `len` (>= 1, else
+ *  BF_ERROR_VALUE: AMReX asserts len > 0) cells next to the low / high face
+ *  of b in direction d, cell-centred in d (the type of b elsewhere).  High:
+ *  they start at big + 1 - (1 if nodal in d). */
+BF_EXPORT int bf_box_adj_cell(const bf_box *b, int d, int len, bool high, bf_box *out);
+
+/** AMReX's bdryLo / bdryHi(b, dir, len): `len` nodes at the low / high face
+ *  of b in direction d, nodal in d.  Low: small - len + 1 .. small; high:
+ *  starting at big + 1 - (1 if nodal in d).  len <= 0 gives an empty box, as
+ *  in AMReX. */
+BF_EXPORT int bf_box_bdry(const bf_box *b, int d, int len, bool high, bf_box *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,9 @@
  * - Box == Box of another dimension raises TypeError (dims never mix silently);
  *   == with any other type is False.
  * - Extensions beyond API.md: refine(ratio, /), coarsen(ratio, /) (in place, as
- *   on BoxArray) and `b1 & b2` (intersection, a new Box).
+ *   on BoxArray), `b1 & b2` (intersection, a new Box), chop(dir, chop_pnt)
+ *   (AMReX's Box::chop) and adj_cell_lo/hi, bdry_lo/hi(dir, len=1) (AMReX's
+ *   free functions adjCellLo/Hi, bdryLo/Hi: new Boxes).
  * - `type` also accepts a 0/1 IntVect (or list) when set, like the constructor. */
 #include "bfpy.h"
 
@@ -555,6 +557,49 @@ static PyObject *box_make_slab(PyObject *self, PyObject *const *args, Py_ssize_t
   return self_or_raise(self, bf_box_make_slab(BOX(self), d, idx));
 }
 
+/* Extension: chop(dir: int, chop_pnt: int) -> Box, AMReX's Box::chop: self keeps the low part, the high part
+ * is returned. */
+static PyObject *box_chop(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"dir", "chop_pnt", NULL};
+  PyObject *o[2];
+  BIND_OR_FAIL("Box.chop", names, 2, o);
+  int d, pnt;
+  if (dir_arg(o[0], BOX(self)->dim, &d, "Box.chop dir") < 0 || bfpy_to_int(o[1], &pnt, "Box.chop chop_pnt") < 0)
+    return NULL;
+  bf_box hi;
+  if (bfpy_check(bf_box_chop(BOX(self), d, pnt, &hi)) < 0) return NULL;
+  return bfpy_box_new(&hi);
+}
+
+/* Extensions adj_cell_lo/hi, bdry_lo/hi(dir: int, len: int = 1) -> Box (AMReX's adjCellLo/Hi, bdryLo/Hi). */
+static PyObject *box_side(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, bool bdry,
+                          bool high) {
+  static const char *const names[] = {"dir", "len", NULL};
+  static const char *const funcs[2][2] = {{"Box.adj_cell_lo", "Box.adj_cell_hi"}, {"Box.bdry_lo", "Box.bdry_hi"}};
+  const char *func = funcs[bdry][high];
+  PyObject *o[2];
+  BIND_OR_FAIL(func, names, 1, o);
+  int d, len = 1;
+  if (dir_arg(o[0], BOX(self)->dim, &d, "direction") < 0 || (o[1] && bfpy_to_int(o[1], &len, "len") < 0)) return NULL;
+  bf_box r;
+  int s = bdry ? bf_box_bdry(BOX(self), d, len, high, &r) : bf_box_adj_cell(BOX(self), d, len, high, &r);
+  if (bfpy_check(s) < 0) return NULL;
+  return bfpy_box_new(&r);
+}
+
+static PyObject *box_adj_cell_lo(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return box_side(self, args, nargs, kwnames, false, false);
+}
+static PyObject *box_adj_cell_hi(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return box_side(self, args, nargs, kwnames, false, true);
+}
+static PyObject *box_bdry_lo(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return box_side(self, args, nargs, kwnames, true, false);
+}
+static PyObject *box_bdry_hi(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return box_side(self, args, nargs, kwnames, true, true);
+}
+
 /* Extensions: refine / coarsen (ratio: int/IntVect, /), in place. */
 static PyObject *box_refine_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                                  bool refine) {
@@ -760,6 +805,22 @@ static PyMethodDef box_methods[] = {
     {"coarsen", FAST(box_coarsen), FASTKW,
      "coarsen(ratio: int/IntVect, /) -> Box: coarsen in place with floor division, return self (boxfab "
      "extension)."},
+    {"chop", FAST(box_chop), FASTKW,
+     "chop(dir: int, chop_pnt: int) -> Box: boxfab extension, AMReX's Box::chop: self keeps the part below "
+     "chop_pnt (CELL in dir: ends at chop_pnt - 1; NODE: ends at chop_pnt), the returned new Box starts at "
+     "chop_pnt. ValueError unless small < chop_pnt <= big (NODE: < big)."},
+    {"adj_cell_lo", FAST(box_adj_cell_lo), FASTKW,
+     "adj_cell_lo(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's adjCellLo: the len cells below the "
+     "low face in dir (CELL in dir); a new Box."},
+    {"adj_cell_hi", FAST(box_adj_cell_hi), FASTKW,
+     "adj_cell_hi(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's adjCellHi: the len cells above the "
+     "high face in dir (CELL in dir); a new Box."},
+    {"bdry_lo", FAST(box_bdry_lo), FASTKW,
+     "bdry_lo(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's bdryLo: len nodes ending at the low "
+     "face in dir (NODE in dir); a new Box."},
+    {"bdry_hi", FAST(box_bdry_hi), FASTKW,
+     "bdry_hi(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's bdryHi: len nodes starting at the high "
+     "face in dir (NODE in dir); a new Box."},
     {"lbound", FAST(box_m_lbound), FASTKW, "lbound(other: Box, /) -> Dim3: small end of other (self ignored)."},
     {"ubound", FAST(box_m_ubound), FASTKW, "ubound(other: Box, /) -> Dim3: big end of other (self ignored)."},
     {"begin", FAST(box_m_begin), FASTKW, "begin(box: Box) -> Dim3: small end of box (self ignored)."},

@@ -268,7 +268,32 @@ static void test_volume_and_square(void) {
   BFT_CHECK(bf_box_is_square(&b));
 }
 
+/* AMReX_Box.H Box::chop, adjCellLo/Hi, bdryLo/Hi */
+static void test_chop_adj_bdry(void) {
+  bf_box b = mk(2, 0, 0, 0, 7, 5, 0, 1u), hi; /* nodal in x */
+  BFT_OK(bf_box_chop(&b, 0, 3, &hi));
+  BFT_CHECK(b.hi[0] == 3 && hi.lo[0] == 3 && hi.hi[0] == 7 && hi.type == 1u && hi.hi[1] == 5);
+  BFT_FAILS(bf_box_chop(&b, 0, 3, &hi), BF_ERROR_VALUE); /* node: chop_pnt must be < big */
+  BFT_FAILS(bf_box_chop(&b, 0, 0, &hi), BF_ERROR_VALUE); /* ... and > small */
+  BFT_OK(bf_box_chop(&b, 1, 5, &hi)); /* cell in y: the chop point goes to the high part only */
+  BFT_CHECK(b.hi[1] == 4 && hi.lo[1] == 5 && hi.hi[1] == 5);
+  BFT_FAILS(bf_box_chop(&b, 2, 1, &hi), BF_ERROR_INDEX);
+  bf_box a = mk(2, 0, 0, 0, 3, 5, 0, 1u), r;
+  BFT_OK(bf_box_adj_cell(&a, 0, 1, true, &r)); /* high: starts at big + 1 - 1 (nodal), cell in x */
+  BFT_CHECK(r.lo[0] == 3 && r.hi[0] == 3 && r.type == 0u);
+  BFT_OK(bf_box_adj_cell(&a, 1, 2, false, &r));
+  BFT_CHECK(r.lo[1] == -2 && r.hi[1] == -1 && r.type == 1u && r.hi[0] == 3);
+  BFT_FAILS(bf_box_adj_cell(&a, 1, 0, false, &r), BF_ERROR_VALUE);
+  BFT_OK(bf_box_bdry(&a, 1, 1, false, &r)); /* low: small - len + 1 .. small, node in y */
+  BFT_CHECK(r.lo[1] == 0 && r.hi[1] == 0 && r.type == 3u);
+  BFT_OK(bf_box_bdry(&a, 1, 2, true, &r)); /* high (cell in y): big + 1 .. big + 2 */
+  BFT_CHECK(r.lo[1] == 6 && r.hi[1] == 7 && r.type == 3u);
+  a.hi[1] = INT_MAX;
+  BFT_FAILS(bf_box_adj_cell(&a, 1, 1, true, &r), BF_ERROR_OVERFLOW);
+}
+
 int main(void) {
+  BFT_RUN(test_chop_adj_bdry);
   BFT_RUN(test_volume_and_square);
   BFT_RUN(test_define_and_unit);
   BFT_RUN(test_type_ints);

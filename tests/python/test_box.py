@@ -670,3 +670,47 @@ def test_argument_errors_name_the_method(amr):
         b.convert([0] * n, [0] * n)
     with pytest.raises(TypeError, match="lbound\\(\\)"):
         amr.lbound(b, b)
+
+
+# ---- extensions from AMReX's Box API that pyAMReX does not bind -------------------------------------
+
+def test_chop_extension(amr):
+    # AMReX_Box.H Box::chop(dir, chop_pnt): this box keeps the low end, the returned box is the high end;
+    # CELL: chop_pnt goes to the high end only; NODE: both hold it; asserts small < chop_pnt <= big (< big)
+    n = dim_of(amr)
+    b = amr.Box([0] * n, [7] * n)
+    hi = b.chop(0, 3)
+    assert corners(b) == ([0] * n, [2] + [7] * (n - 1)) and corners(hi) == ([3] + [0] * (n - 1), [7] * n)
+    nb = amr.Box([0] * n, [7] * n, [1] * n)
+    hi = nb.chop(dir=n - 1, chop_pnt=4)
+    assert nb.big_end[n - 1] == 4 and hi.small_end[n - 1] == 4 and hi.big_end[n - 1] == 7 and hi.ix_type == nb.ix_type
+    for box, pnt in ((amr.Box([0] * n, [7] * n), 0), (amr.Box([0] * n, [7] * n), 8),
+                     (amr.Box([0] * n, [7] * n, [1] * n), 7)):
+        before = corners(box)
+        with pytest.raises(ValueError, match="chop point"):
+            box.chop(0, pnt)
+        assert corners(box) == before
+    with pytest.raises(IndexError):
+        b.chop(n, 1)
+
+
+def test_adj_cell_and_bdry_extensions(amr):
+    # AMReX_Box.H adjCellLo/Hi (cells next to a face, CELL in dir) and bdryLo/Hi (nodes on a face, NODE in dir)
+    n = dim_of(amr)
+    b = amr.Box([2] * n, [5] * n, [1] + [0] * (n - 1))  # nodal in direction 0
+    lo = b.adj_cell_lo(0)
+    assert (lo.small_end[0], lo.big_end[0], lo.type[0]) == (1, 1, 0)
+    hi = b.adj_cell_hi(0, 2)  # starts at big + 1 - 1 for a nodal direction
+    assert (hi.small_end[0], hi.big_end[0], hi.type[0]) == (5, 6, 0)
+    assert corners(b) == ([2] * n, [5] * n)  # b unchanged: new boxes
+    d = n - 1
+    bl = b.bdry_lo(dir=d, len=2)  # small - len + 1 .. small
+    assert (bl.small_end[d], bl.big_end[d], bl.type[d]) == (1, 2, 1)
+    bh = b.bdry_hi(d)  # big + 1 (cell in d) or big (node in d)
+    assert (bh.small_end[d], bh.big_end[d], bh.type[d]) == ((6, 6, 1) if n > 1 else (5, 5, 1))
+    with pytest.raises(ValueError, match="positive"):
+        b.adj_cell_hi(0, 0)
+    with pytest.raises(IndexError):
+        b.bdry_hi(n)
+    with pytest.raises(OverflowError):
+        amr.Box([0] * n, [INT_MAX] * n).adj_cell_hi(0)

@@ -139,6 +139,26 @@ class MBox:
     def make_slab(self, d, i):  # Box::makeSlab
         self.lo[d] = self.hi[d] = i
 
+    def chop(self, d, pnt):  # Box::chop: asserts lo < pnt <= hi (CELL) / lo < pnt < hi (NODE)
+        if not (self.lo[d] < pnt and (pnt < self.hi[d] if self.typ[d] else pnt <= self.hi[d])):
+            return None  # AMReX: BL_ASSERT fails; boxfab: ValueError
+        high = self.copy()
+        high.lo[d] = pnt
+        self.hi[d] = pnt if self.typ[d] else pnt - 1
+        return high
+
+    def side(self, d, n, high, bdry):  # adjCellLo/Hi (cell in d) and bdryLo/Hi (node in d), AMReX_Box.H
+        r = self.copy()
+        if high:
+            bg = self.hi[d] + 1 - self.typ[d] % 2
+            r.lo[d], r.hi[d] = bg, bg + n - 1
+        elif bdry:
+            r.lo[d], r.hi[d] = self.lo[d] - n + 1, self.lo[d]
+        else:
+            r.lo[d], r.hi[d] = self.lo[d] - n, self.lo[d] - 1
+        r.typ[d] = 1 if bdry else 0
+        return r
+
     def intersection(self, o):  # Box::operator&=: smallend.max(rhs), bigend.min(rhs); type of lhs
         return MBox([max(a, b) for a, b in zip(self.lo, o.lo)], [min(a, b) for a, b in zip(self.hi, o.hi)], self.typ)
 
@@ -468,7 +488,7 @@ def test_indextype_matches_model(dim, data):
 
 BOX_OPS = ["refine", "refine_int", "coarsen", "coarsen_int", "convert", "surrounding_nodes", "enclosed_cells",
            "grow_int", "grow_iv", "grow_dir", "grow_low", "grow_high", "shift_dir", "shift_iv", "normalize",
-           "make_slab", "add", "sub"]
+           "make_slab", "add", "sub", "chop"]
 
 
 def apply_box_op(amr, b, m, op, data):
@@ -536,6 +556,17 @@ def apply_box_op(amr, b, m, op, data):
     elif op == "normalize":
         call = b.normalize
         m.normalize()
+    elif op == "chop":  # extension: AMReX's Box::chop, self keeps the low part
+        pnt = data.draw(st.integers(m.lo[d] - 2, m.lo[d] + 12)) if fits(m.lo[d] - 2) and fits(m.lo[d] + 12) else m.lo[d]
+        high = m.chop(d, pnt)
+        if high is None:
+            with pytest.raises(ValueError, match="chop point"):
+                b.chop(d, pnt)
+            assert same_box(b, m)
+            return m
+        got = b.chop(d, pnt)
+        assert same_box(got, high) and same_box(b, m)
+        return m
     else:  # make_slab
         i = data.draw(st.integers(-20, 20))
         call = lambda: b.make_slab(d, i)
@@ -593,6 +624,21 @@ def check_box_queries(amr, b, m, data):
     if all(fits(x) for x in lengths):
         ln = amr.length(b)
         assert [ln.x, ln.y, ln.z] == pad(lengths, 1)
+    # extensions: AMReX's adjCellLo/Hi and bdryLo/Hi (new boxes; overflow raises)
+    d = data.draw(st.integers(0, dim - 1))
+    n = data.draw(st.integers(1, 4))
+    for name, high, bdry in (("adj_cell_lo", False, False), ("adj_cell_hi", True, False),
+                             ("bdry_lo", False, True), ("bdry_hi", True, True)):
+        want = m.side(d, n, high, bdry)
+        if want.fits():
+            assert same_box(getattr(b, name)(d, n), want), name
+            if n == 1:
+                assert same_box(getattr(b, name)(dir=d), want), name
+        else:
+            with pytest.raises(OverflowError):
+                getattr(b, name)(d, n)
+    with pytest.raises(ValueError, match="positive"):
+        b.adj_cell_lo(d, 0)
     # pairs: same index type (AMReX asserts it; boxfab raises ValueError otherwise)
     o = data.draw(mboxes(dim, typ=m.typ))
     ob = new_box(amr, o)
@@ -622,7 +668,8 @@ def test_box_ratio_and_direction_errors(dim, data):
     bad_dir = data.draw(st.sampled_from([-1, dim, dim + 5, -dim - 1]))
     for call in (lambda: b.surrounding_nodes(bad_dir), lambda: b.enclosed_cells(bad_dir),
                  lambda: b.grow(bad_dir, 1), lambda: b.grow_low(bad_dir), lambda: b.grow_high(bad_dir),
-                 lambda: b.shift(bad_dir, 1), lambda: b.make_slab(bad_dir, 0), lambda: b.length(bad_dir)):
+                 lambda: b.shift(bad_dir, 1), lambda: b.make_slab(bad_dir, 0), lambda: b.length(bad_dir),
+                 lambda: b.chop(bad_dir, 0), lambda: b.adj_cell_hi(bad_dir), lambda: b.bdry_lo(bad_dir, 2)):
         with pytest.raises(IndexError, match="out of range"):
             call()
     assert same_box(b, m)
