@@ -512,7 +512,42 @@ static void test_concurrent_queries(void) {
   bf_boxarray_destroy(&ba);
 }
 
+/* AMReX_BoxArray.cpp grow/growLo/growHi/shift (every box), BoxArray(const Box*, 0) (the box's type),
+ * and the lazy coarsening ratio an empty array keeps for minimalBox. */
+static void test_grow_shift_typed_pending(void) {
+  bf_box b[2] = {mkbox(2, 0, 0, 0, 3, 3, 0), mkbox(2, 4, 0, 0, 9, 3, 0)};
+  bf_boxarray *ba = NULL, *held = NULL;
+  BFT_OK(bf_boxarray_create_from_boxes(2, 2, b, &ba));
+  held = bf_boxarray_retain(ba);
+  BFT_OK(bf_boxarray_grow(&ba, (int[3]){1, 0, 0}, (int[3]){2, -1, 0}));
+  const bf_box *p = bf_boxarray_data(ba);
+  BFT_CHECK(ba != held && p[0].lo[0] == -1 && p[0].hi[0] == 5 && p[0].hi[1] == 2 && p[1].lo[0] == 3 && p[1].hi[0] == 11);
+  BFT_CHECK(bf_boxarray_data(held)[0].lo[0] == 0); /* copy on write */
+  BFT_OK(bf_boxarray_shift(&ba, (int[3]){-1, 5, 0}));
+  p = bf_boxarray_data(ba);
+  BFT_CHECK(p[0].lo[0] == -2 && p[0].lo[1] == 5 && p[1].hi[1] == 7);
+  BFT_FAILS(bf_boxarray_shift(&ba, (int[3]){INT_MAX, 0, 0}), BF_ERROR_OVERFLOW);
+  BFT_CHECK(bf_boxarray_data(ba)[0].lo[0] == -2); /* all or nothing */
+  bf_boxarray_destroy(&ba);
+  bf_boxarray_destroy(&held);
+  bf_boxarray *t = NULL;
+  BFT_OK(bf_boxarray_create_typed(3, 5u, &t));
+  BFT_CHECK(bf_boxarray_size(t) == 0 && bf_boxarray_ix_type(t) == 5u && bf_boxarray_capacity(t) == 0);
+  BFT_FAILS(bf_boxarray_create_typed(2, 4u, &ba), BF_ERROR_VALUE);
+  bf_box m;
+  bf_boxarray_minimal_box(t, &m); /* Box() converted to (N,C,N): 1..1, 1..0, 1..1 */
+  BFT_CHECK(m.lo[0] == 1 && m.hi[0] == 1 && m.lo[1] == 1 && m.hi[1] == 0 && m.hi[2] == 1 && m.type == 5u);
+  BFT_OK(bf_boxarray_coarsen(&t, (int[3]){2, 1, 2}));
+  bf_boxarray_minimal_box(t, &m); /* coarsen(Box(), (2,1,2)) = (0,1,0)..(0,0,0), then converted */
+  BFT_CHECK(m.lo[0] == 0 && m.hi[0] == 1 && m.lo[1] == 1 && m.hi[1] == 0 && m.lo[2] == 0 && m.hi[2] == 1);
+  BFT_OK(bf_boxarray_max_size(&t, (int[3]){4, 4, 4})); /* uniqify(): the ratio is applied and dropped */
+  bf_boxarray_minimal_box(t, &m);
+  BFT_CHECK(m.lo[0] == 1 && m.lo[2] == 1);
+  bf_boxarray_destroy(&t);
+}
+
 int main(void) {
+  BFT_RUN(test_grow_shift_typed_pending);
   BFT_RUN(test_create_and_errors);
   BFT_RUN(test_copy_on_write);
   BFT_RUN(test_max_size_tiles);
