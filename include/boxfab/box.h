@@ -69,9 +69,15 @@ BF_EXPORT int64_t bf_box_length(const bf_box *b, int d);
 BF_EXPORT int bf_box_size(const bf_box *b, int *out);
 /** Number of points (0 when empty); BF_ERROR_OVERFLOW above INT64_MAX. */
 BF_EXPORT int bf_box_numpts(const bf_box *b, int64_t *npts);
+/** AMReX's Box::volume(): the product over directions of (length - 1 if
+ *  nodal else length), i.e. the number of cells the box encloses (0 when
+ *  empty); equals numpts for a cell-centred box.  BF_ERROR_OVERFLOW above
+ *  INT64_MAX. */
+BF_EXPORT int bf_box_volume(const bf_box *b, int64_t *vol);
 /** Number of points as double (0 when empty). */
 BF_EXPORT double bf_box_d_numpts(const bf_box *b);
-/** All lengths equal. */
+/** All lengths equal; false in 1D (AMReX's Box::isSquare: "can't build a
+ *  square in 1-D"). */
 BF_EXPORT bool bf_box_is_square(const bf_box *b);
 /** Same dim, corners and type. */
 BF_EXPORT bool bf_box_equal(const bf_box *a, const bf_box *b);
@@ -128,7 +134,9 @@ BF_EXPORT bool bf_box_iter_next(const bf_box *b, int *p);
  * Each returns a status and leaves the box unchanged on failure. Directions
  * d must satisfy 0 <= d < dim (BF_ERROR_INDEX otherwise) unless stated. */
 
-/** Swap the corners in directions where small > big. */
+/** AMReX's Box::normalize(): in each direction whose length is 0 (big ==
+ *  small - 1) grow the big end by one.  Other corners are left alone (no
+ *  swapping; a box with big < small - 1 stays empty). */
 BF_EXPORT void bf_box_normalize(bf_box *b);
 /** Translate by n cells in direction d. BF_ERROR_OVERFLOW past C int. */
 BF_EXPORT int bf_box_shift(bf_box *b, int d, int n);
@@ -157,6 +165,29 @@ BF_EXPORT int bf_box_surrounding_nodes(bf_box *b, int d);
 BF_EXPORT int bf_box_enclosed_cells(bf_box *b, int d);
 /** Flatten to the single index `idx` in direction d. */
 BF_EXPORT int bf_box_make_slab(bf_box *b, int d, int idx);
+
+/* ---- pieces next to a box (AMReX's free functions in AMReX_Box.H) -------------
+ * Each writes a new box to *out (b unchanged); d must be in [0, dim)
+ * (BF_ERROR_INDEX), BF_ERROR_OVERFLOW past C int. */
+
+/** AMReX's Box::chop(dir, chop_pnt): *b becomes the low part, *hi the high
+ *  part starting at chop_pnt.  CELL in d: b ends at chop_pnt - 1, and
+ *  small < chop_pnt <= big is required; NODE in d: both parts hold
+ *  chop_pnt, and small < chop_pnt < big is required (BF_ERROR_VALUE
+ *  otherwise; AMReX asserts it). */
+BF_EXPORT int bf_box_chop(bf_box *b, int d, int chop_pnt, bf_box *hi);
+
+/** AMReX's adjCellLo / adjCellHi(b, dir, len): the `len` (>= 1, else
+ *  BF_ERROR_VALUE: AMReX asserts len > 0) cells next to the low / high face
+ *  of b in direction d, cell-centred in d (the type of b elsewhere).  High:
+ *  they start at big + 1 - (1 if nodal in d). */
+BF_EXPORT int bf_box_adj_cell(const bf_box *b, int d, int len, bool high, bf_box *out);
+
+/** AMReX's bdryLo / bdryHi(b, dir, len): `len` nodes at the low / high face
+ *  of b in direction d, nodal in d.  Low: small - len + 1 .. small; high:
+ *  starting at big + 1 - (1 if nodal in d).  len <= 0 gives an empty box, as
+ *  in AMReX. */
+BF_EXPORT int bf_box_bdry(const bf_box *b, int d, int len, bool high, bf_box *out);
 
 #ifdef __cplusplus
 }

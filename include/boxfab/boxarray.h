@@ -12,7 +12,14 @@
  * unchanged.
  *
  * Index type: all boxes share the array's index type (bf_boxarray_ix_type),
- * which an empty array keeps too (cell-centred unless made otherwise).
+ * which an empty array keeps too (cell-centred unless made otherwise;
+ * bf_boxarray_clear makes it cell-centred again, as AMReX's clear()).
+ *
+ * Semantics are AMReX's (AMReX_BoxArray.cpp, AMReX_BoxList.cpp).  AMReX keeps
+ * the cell-centred boxes plus a lazy transformer (index type, coarsening
+ * ratio); boxfab keeps the boxes as they are seen through it, which gives the
+ * same boxes for every operation here (coarsening and converting commute
+ * box by box). 
  *
  * Queries: bf_boxarray_intersections and friends use a spatial hash built on
  * first use and cached in the array (boxes binned by their low corner
@@ -40,6 +47,11 @@ typedef struct bf_boxarray bf_boxarray;
 
 /** An empty BoxArray of dimension `dim` (cell-centred). */
 BF_EXPORT int bf_boxarray_create(int dim, bf_boxarray **ba);
+
+/** An empty BoxArray of dimension `dim` and index type `type` (AMReX's
+ *  BoxArray(&box, 0) takes the box's type).  BF_ERROR_VALUE for type bits
+ *  beyond dim. */
+BF_EXPORT int bf_boxarray_create_typed(int dim, unsigned type, bf_boxarray **ba);
 
 /** A BoxArray holding copies of `n` boxes, all of dimension `dim` and of one
  *  index type (BF_ERROR_TYPE otherwise; n < 0: BF_ERROR_VALUE). */
@@ -73,7 +85,12 @@ BF_EXPORT int bf_boxarray_dim(const bf_boxarray *ba);
 /** Number of boxes. */
 BF_EXPORT int64_t bf_boxarray_size(const bf_boxarray *ba);
 
-/** Number of boxes storage is reserved for (>= size). */
+/** AMReX's capacity(), the capacity of its std::vector of boxes, modelled
+ *  (libstdc++ growth): 0 for a new empty or cleared array, 1 after define,
+ *  n for an array made from n boxes or copied, the next power of 2 >= size
+ *  after a max_size that chopped, max(2 * size, n) after resize(n) beyond it;
+ *  other operations keep it (refine/grow/shift of a shared array: size).
+ *  Diagnostic only; >= size. */
 BF_EXPORT int64_t bf_boxarray_capacity(const bf_boxarray *ba);
 
 /** Index type of the boxes (bit d set: nodal in direction d). */
@@ -93,8 +110,10 @@ BF_EXPORT int bf_boxarray_numpts(const bf_boxarray *ba, int64_t *npts);
 /** Total number of points as a double. */
 BF_EXPORT double bf_boxarray_d_numpts(const bf_boxarray *ba);
 
-/** Smallest box containing every non-empty box, of the array's type.  With
- *  no non-empty box: the empty box (lo = 1, hi = 0 per direction). */
+/** AMReX's BoxArray::minimalBox: the smallest box containing every box,
+ *  empty boxes included (their corners count like any other's), of the
+ *  array's type.  With no box: AMReX's Box() in the array's type (lo = 1,
+ *  hi = 0, or 1 in nodal directions). */
 BF_EXPORT void bf_boxarray_minimal_box(const bf_boxarray *ba, bf_box *out);
 
 /** Same dimension, type and boxes in the same order. */
@@ -105,9 +124,9 @@ BF_EXPORT bool bf_boxarray_equal(const bf_boxarray *a, const bf_boxarray *b);
 BF_EXPORT bool bf_boxarray_cell_equal(const bf_boxarray *a, const bf_boxarray *b);
 
 /** *result = every box can be coarsened by `ratio` exactly (coarsen then
- *  refine gives it back) and each coarsened length is >= min_width[d]
- *  (AMReX's rule: length >= ratio * min_width).  An empty array is not
- *  coarsenable.  ratio[d] >= 1 and min_width[d] >= 0 (dim ints each),
+ *  refine gives it back) and each length is >= ratio[d] * min_width[d]
+ *  (AMReX's Box::coarsenable; min_width may be any int, as in AMReX).  An
+ *  empty array is not coarsenable.  ratio[d] >= 1 (dim ints),
  *  BF_ERROR_VALUE otherwise. */
 BF_EXPORT int bf_boxarray_coarsenable(const bf_boxarray *ba, const int *ratio, const int *min_width, bool *result);
 
@@ -116,22 +135,27 @@ BF_EXPORT int bf_boxarray_coarsenable(const bf_boxarray *ba, const int *ratio, c
 /** Reset to the single box `box` (its dimension must match: BF_ERROR_TYPE). */
 BF_EXPORT int bf_boxarray_define(bf_boxarray **ba, const bf_box *box);
 
-/** Remove all boxes (the index type stays). */
+/** Remove all boxes; the index type becomes cell-centred (AMReX's clear()
+ *  resets the whole BoxArray). */
 BF_EXPORT int bf_boxarray_clear(bf_boxarray **ba);
 
 /** Change the number of boxes to n >= 0 (BF_ERROR_VALUE otherwise); new
- *  boxes are empty (lo = 1, hi = 0 per direction, the array's type), as a
- *  default-constructed AMReX Box. */
+ *  boxes are AMReX's default Box() seen through the array's type: lo = 1,
+ *  hi = 0 in cell and 1 in nodal directions (so a new box of a nodal array
+ *  is one node, not empty, as in AMReX). */
 BF_EXPORT int bf_boxarray_resize(bf_boxarray **ba, int64_t n);
 
 /** Chop every box so that no side has more than n[d] cells in direction d
- *  (n: dim ints, each >= 1, BF_ERROR_VALUE otherwise).
- *  A side of L > n[d] cells becomes k = ceil(L / n[d]) near-equal pieces,
- *  the first L % k of them one cell longer (AMReX's rule): e.g. 10 cells with
- *  n = 4 give 4 + 3 + 3.  Pieces of one box follow each other in the array,
- *  direction 0 fastest.  In a nodal direction the enclosed cells are chopped
- *  and neighbouring pieces share their boundary node (as nodal boxes from a
- *  chopped cell array do).  Empty boxes are kept as they are.
+ *  (n: dim ints, each >= 1, BF_ERROR_VALUE otherwise), exactly as AMReX's
+ *  BoxList::maxSize: a side of L > n[d] cells is cut into ceil(L / n[d])
+ *  blocks after halving L and n[d] while both are even (each halving doubles
+ *  the block unit); the first L' % k blocks are one unit longer.  E.g.
+ *  14 cells with n = 6 give 6 + 4 + 4, 10 with n = 4 give 4 + 4 + 2,
+ *  6 with n = 4 give 4 + 2, 7 with n = 3 give 3 + 2 + 2.  Pieces of one box
+ *  follow each other in the array, direction 0 fastest.  In a nodal
+ *  direction the enclosed cells are chopped and neighbouring pieces share
+ *  their boundary node.  A box with nothing to chop is kept as it is; an
+ *  empty box is chopped along its long sides like any other (AMReX does).
  *  BF_ERROR_OVERFLOW when the result would hold more than INT64_MAX boxes;
  *  BF_ERROR_MEMORY when it does not fit in memory. */
 BF_EXPORT int bf_boxarray_max_size(bf_boxarray **ba, const int *n);
@@ -152,6 +176,15 @@ BF_EXPORT int bf_boxarray_enclosed_cells(bf_boxarray **ba, int d);
 
 /** Make every box nodal in direction d (d < 0: in every direction). */
 BF_EXPORT int bf_boxarray_surrounding_nodes(bf_boxarray **ba, int d);
+
+/** Grow every box: its low end by n_lo[d] and its high end by n_hi[d] in each
+ *  direction d (dim ints each; negative shrinks).  Covers AMReX's
+ *  BoxArray::grow(n), grow(iv), grow(dir, n), growLo and growHi.
+ *  BF_ERROR_OVERFLOW past C int (nothing changes then). */
+BF_EXPORT int bf_boxarray_grow(bf_boxarray **ba, const int *n_lo, const int *n_hi);
+
+/** Translate every box by s (dim ints).  BF_ERROR_OVERFLOW past C int. */
+BF_EXPORT int bf_boxarray_shift(bf_boxarray **ba, const int *s);
 
 /* ---- intersection queries (hashed, see above) ------------------------------------- */
 

@@ -86,6 +86,22 @@ int bf_box_numpts(const bf_box *b, int64_t *npts) {
   return BF_SUCCESS;
 }
 
+int bf_box_volume(const bf_box *b, int64_t *vol) {
+  if (!bf_box_ok(b)) {
+    *vol = 0;
+    return BF_SUCCESS;
+  }
+  int64_t n = 1;
+  for (int d = 0; d < b->dim; ++d) {
+    int64_t r;
+    BF_CHECK(!__builtin_mul_overflow(n, bf_box_length(b, d) - ((b->type >> d) & 1u), &r), BF_ERROR_OVERFLOW,
+             "volume of the box overflows a 64-bit integer");
+    n = r;
+  }
+  *vol = n;
+  return BF_SUCCESS;
+}
+
 double bf_box_d_numpts(const bf_box *b) {
   if (!bf_box_ok(b)) return 0.0;
   double n = 1.0;
@@ -94,6 +110,7 @@ double bf_box_d_numpts(const bf_box *b) {
 }
 
 bool bf_box_is_square(const bf_box *b) {
+  if (b->dim == 1) return false; /* AMReX: "can't build a square in 1-D" */
   for (int d = 1; d < b->dim; ++d)
     if (bf_box_length(b, d) != bf_box_length(b, 0)) return false;
   return true;
@@ -213,11 +230,7 @@ bool bf_box_iter_next(const bf_box *b, int *p) {
 
 void bf_box_normalize(bf_box *b) {
   for (int d = 0; d < b->dim; ++d)
-    if (b->lo[d] > b->hi[d]) {
-      int t = b->lo[d];
-      b->lo[d] = b->hi[d];
-      b->hi[d] = t;
-    }
+    if (bf_box_length(b, d) == 0) b->hi[d] = b->lo[d]; /* hi == lo - 1: grow the high end by one */
 }
 
 int bf_box_shift(bf_box *b, int d, int n) {
@@ -324,6 +337,44 @@ int bf_box_enclosed_cells(bf_box *b, int d) {
   if (d < 0) return bf_box_convert(b, 0u);
   BF_CHECK(d < b->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", d, b->dim);
   return bf_box_convert(b, b->type & ~(1u << d));
+}
+
+int bf_box_chop(bf_box *b, int d, int chop_pnt, bf_box *hi) {
+  BF_CHECK(d >= 0 && d < b->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", d, b->dim);
+  bool nodal = (b->type >> d) & 1u;
+  BF_CHECK(chop_pnt > b->lo[d] && (nodal ? chop_pnt < b->hi[d] : chop_pnt <= b->hi[d]), BF_ERROR_VALUE,
+           "chop point %d must lie in (%d, %d%s in direction %d", chop_pnt, b->lo[d], b->hi[d], nodal ? ")" : "]", d);
+  bf_box high = *b;
+  high.lo[d] = chop_pnt;
+  b->hi[d] = nodal ? chop_pnt : chop_pnt - 1;
+  *hi = high;
+  return BF_SUCCESS;
+}
+
+/* The range [lo, hi] of a piece next to b in direction d (64-bit, checked), with bit d of the type set to `bit`. */
+static int side_piece(const bf_box *b, int d, int64_t lo, int64_t hi, unsigned bit, bf_box *out) {
+  BF_CHECK(fits_int(lo) && fits_int(hi), BF_ERROR_OVERFLOW, "the box next to the face overflows C int");
+  bf_box r = *b;
+  r.lo[d] = (int)lo;
+  r.hi[d] = (int)hi;
+  r.type = (b->type & ~(1u << d)) | (bit << d);
+  *out = r;
+  return BF_SUCCESS;
+}
+
+int bf_box_adj_cell(const bf_box *b, int d, int len, bool high, bf_box *out) {
+  BF_CHECK(d >= 0 && d < b->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", d, b->dim);
+  BF_CHECK(len > 0, BF_ERROR_VALUE, "adjacent cells: len must be positive, got %d", len);
+  if (!high) return side_piece(b, d, (int64_t)b->lo[d] - len, (int64_t)b->lo[d] - 1, 0u, out);
+  int64_t bg = (int64_t)b->hi[d] + 1 - ((b->type >> d) & 1u);
+  return side_piece(b, d, bg, bg + len - 1, 0u, out);
+}
+
+int bf_box_bdry(const bf_box *b, int d, int len, bool high, bf_box *out) {
+  BF_CHECK(d >= 0 && d < b->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", d, b->dim);
+  if (!high) return side_piece(b, d, (int64_t)b->lo[d] - len + 1, b->lo[d], 1u, out);
+  int64_t bg = (int64_t)b->hi[d] + 1 - ((b->type >> d) & 1u);
+  return side_piece(b, d, bg, bg + len - 1, 1u, out);
 }
 
 int bf_box_make_slab(bf_box *b, int d, int idx) {

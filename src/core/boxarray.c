@@ -17,7 +17,7 @@ bf_box bf_boxarray_empty_box(int dim, unsigned type) {
   bf_box b = {.dim = dim, .type = type};
   for (int d = 0; d < dim; ++d) {
     b.lo[d] = 1;
-    b.hi[d] = 0;
+    b.hi[d] = (int)((type >> d) & 1u);
   }
   return b;
 }
@@ -37,7 +37,7 @@ int bf_boxarray_alloc(int dim, int64_t n, bf_boxarray **out) {
   ba->dim = dim;
   ba->type = 0;
   ba->n = n;
-  ba->capacity = n > 0 ? n : 1;
+  ba->capacity = n; /* std::vector<Box>(n) */
   ba->boxes = boxes;
   for (int64_t i = 0; i < n; ++i)
     ba->boxes[i].dim = dim;
@@ -46,6 +46,16 @@ int bf_boxarray_alloc(int dim, int64_t n, bf_boxarray **out) {
 }
 
 int bf_boxarray_create(int dim, bf_boxarray **ba) { return bf_boxarray_alloc(dim, 0, ba); }
+
+int bf_boxarray_create_typed(int dim, unsigned type, bf_boxarray **out) {
+  BF_CHECK_DIM(dim);
+  BF_CHECK(bf_indextype_ok(dim, type), BF_ERROR_VALUE, "index type 0x%x has bits beyond dimension %d", type, dim);
+  bf_boxarray *ba = NULL;
+  BF_CALL(bf_boxarray_alloc(dim, 0, &ba));
+  ba->type = type;
+  *out = ba;
+  return BF_SUCCESS;
+}
 
 int bf_boxarray_create_from_boxes(int dim, int64_t n, const bf_box *boxes, bf_boxarray **out) {
   BF_CHECK_DIM(dim);
@@ -75,6 +85,7 @@ int bf_boxarray_copy(const bf_boxarray *src, bf_boxarray **out) {
   BF_CALL(bf_boxarray_alloc(src->dim, src->n, &ba));
   if (src->n > 0) memcpy(ba->boxes, src->boxes, (size_t)src->n * sizeof *src->boxes);
   ba->type = src->type;
+  ba->pending_coarse = src->pending_coarse;
   *out = ba;
   return BF_SUCCESS;
 }
@@ -106,14 +117,15 @@ void bf_boxarray_invalidate(bf_boxarray *ba) {
   bf_boxarray_hash_free(h);
 }
 
-int bf_boxarray_install(bf_boxarray **ba, bf_box *boxes, int64_t n, unsigned type) {
+int bf_boxarray_install(bf_boxarray **ba, bf_box *boxes, int64_t n, unsigned type, int64_t capacity) {
   bf_boxarray *cur = *ba;
   if (bf_boxarray_refcount(cur) <= 1) {
     bf_boxarray_invalidate(cur);
     free(cur->boxes);
     cur->boxes = boxes;
+    if (capacity == BF_BOXARRAY_CAP_UNIQUIFY) capacity = cur->capacity;
     cur->n = n;
-    cur->capacity = n > 0 ? n : 1;
+    cur->capacity = capacity < n ? n : capacity;
     cur->type = type;
     return BF_SUCCESS;
   }
@@ -125,11 +137,20 @@ int bf_boxarray_install(bf_boxarray **ba, bf_box *boxes, int64_t n, unsigned typ
   bf_object_init(&fresh->obj, boxarray_free);
   fresh->dim = cur->dim;
   fresh->type = type;
+  fresh->pending_coarse = cur->pending_coarse;
+  if (capacity == BF_BOXARRAY_CAP_UNIQUIFY) capacity = n; /* the copy uniqify makes */
   fresh->n = n;
-  fresh->capacity = n > 0 ? n : 1;
+  fresh->capacity = capacity < n ? n : capacity;
   fresh->boxes = boxes;
   bf_boxarray_destroy(ba);
   *ba = fresh;
+  return BF_SUCCESS;
+}
+
+int bf_boxarray_uniqify(bf_boxarray **ba) {
+  if ((*ba)->pending_coarse == 0u) return BF_SUCCESS;
+  BF_CALL(bf_boxarray_make_unique(ba));
+  (*ba)->pending_coarse = 0u;
   return BF_SUCCESS;
 }
 
@@ -170,17 +191,15 @@ double bf_boxarray_d_numpts(const bf_boxarray *ba) {
 }
 
 void bf_boxarray_minimal_box(const bf_boxarray *ba, bf_box *out) {
+  /* AMReX's BoxArray::minimalBox: Box::minBox over every box, empty ones
+   * included; with no box, Box() coarsened by the pending ratio (1 -> 0 where
+   * it is > 1) and seen in the array's type. */
   bf_box r = bf_boxarray_empty_box(ba->dim, ba->type);
-  bool any = false;
-  for (int64_t i = 0; i < ba->n; ++i) {
-    const bf_box *b = &ba->boxes[i];
-    if (!bf_box_ok(b)) continue;
-    if (!any)
-      r = *b;
-    else
-      bf_box_minimal(&r, b, &r);
-    any = true;
-  }
+  if (ba->n > 0) r = ba->boxes[0];
+  for (int d = 0; d < ba->dim && ba->n == 0; ++d)
+    if ((ba->pending_coarse >> d) & 1u) r.lo[d] = 0;
+  for (int64_t i = 1; i < ba->n; ++i)
+    bf_box_minimal(&r, &ba->boxes[i], &r);
   *out = r;
 }
 
@@ -212,13 +231,17 @@ int bf_boxarray_define(bf_boxarray **ba, const bf_box *box) {
   bf_box *boxes = malloc(sizeof *boxes);
   BF_CHECK(boxes != NULL, BF_ERROR_MEMORY, "out of memory");
   boxes[0] = *box;
-  return bf_boxarray_install(ba, boxes, 1, box->type);
+  BF_CALL(bf_boxarray_install(ba, boxes, 1, box->type, 1)); /* AMReX: clear(), then one push_back */
+  (*ba)->pending_coarse = 0u;
+  return BF_SUCCESS;
 }
 
 int bf_boxarray_clear(bf_boxarray **ba) {
   bf_box *boxes = malloc(sizeof *boxes);
   BF_CHECK(boxes != NULL, BF_ERROR_MEMORY, "out of memory");
-  return bf_boxarray_install(ba, boxes, 0, (*ba)->type);
+  BF_CALL(bf_boxarray_install(ba, boxes, 0, 0u, 0)); /* AMReX's clear(): a default BoxArray, cell type */
+  (*ba)->pending_coarse = 0u;
+  return BF_SUCCESS;
 }
 
 int bf_boxarray_resize(bf_boxarray **ba, int64_t n) {
@@ -233,5 +256,11 @@ int bf_boxarray_resize(bf_boxarray **ba, int64_t n) {
   bf_box empty = bf_boxarray_empty_box(cur->dim, cur->type);
   for (int64_t i = keep; i < n; ++i)
     boxes[i] = empty;
-  return bf_boxarray_install(ba, boxes, n, cur->type);
+  /* capacity: uniqify() (a copy when shared), then std::vector::resize, which
+   * grows to max(2 * size, n) when n exceeds the capacity (libstdc++) */
+  int64_t cap = bf_boxarray_refcount(cur) <= 1 ? cur->capacity : cur->n;
+  if (n > cap) cap = n > 2 * cur->n ? n : 2 * cur->n;
+  BF_CALL(bf_boxarray_install(ba, boxes, n, cur->type, cap));
+  (*ba)->pending_coarse = 0u; /* uniqify() */
+  return BF_SUCCESS;
 }

@@ -9,12 +9,15 @@
  * - `Direction` overloads: pyAMReX's Direction is an opaque tag without a value,
  *   so a Direction argument cannot say which direction it means; boxfab accepts
  *   the overload and raises TypeError telling to pass the direction as an int.
- * - intersects() (and the `&` extension) of boxes of different index types
- *   raise ValueError instead of silently answering: the result has no meaning.
+ * - intersects(), same_size() (and the `&` extension) of boxes of different
+ *   index types raise ValueError instead of silently answering: AMReX calls
+ *   it an error (BL_ASSERT(sameType(b)) in AMReX_Box.H).
  * - Box == Box of another dimension raises TypeError (dims never mix silently);
  *   == with any other type is False.
  * - Extensions beyond API.md: refine(ratio, /), coarsen(ratio, /) (in place, as
- *   on BoxArray) and `b1 & b2` (intersection, a new Box).
+ *   on BoxArray), `b1 & b2` (intersection, a new Box), chop(dir, chop_pnt)
+ *   (AMReX's Box::chop) and adj_cell_lo/hi, bdry_lo/hi(dir, len=1) (AMReX's
+ *   free functions adjCellLo/Hi, bdryLo/Hi: new Boxes).
  * - `type` also accepts a 0/1 IntVect (or list) when set, like the constructor. */
 #include "bfpy.h"
 
@@ -277,6 +280,13 @@ static PyObject *get_num_pts(PyObject *self, void *c) {
   return box_numpts_obj(BOX(self));
 }
 
+static PyObject *get_volume(PyObject *self, void *c) {
+  (void)c;
+  int64_t n;
+  if (bfpy_check(bf_box_volume(BOX(self), &n)) < 0) return NULL;
+  return PyLong_FromLongLong((long long)n);
+}
+
 static PyObject *get_d_num_pts(PyObject *self, void *c) {
   (void)c;
   return PyFloat_FromDouble(bf_box_d_numpts(BOX(self)));
@@ -321,11 +331,13 @@ static PyGetSetDef box_getset[] = {
     {"size", get_size, NULL, "Number of points per direction (IntVect).", NULL},
     {"num_pts", get_num_pts, NULL, "Number of points (0 when empty); OverflowError beyond int64.", NULL},
     {"d_num_pts", get_d_num_pts, NULL, "Number of points as float.", NULL},
-    {"volume", get_num_pts, NULL, "Number of points (AMReX volume).", NULL},
+    {"volume", get_volume, NULL,
+     "AMReX Box::volume(): product over directions of (length - 1 if nodal else length), the number of cells "
+     "enclosed (0 when empty); equals num_pts only for a cell-centred box.", NULL},
     {"is_empty", get_is_empty, NULL, "big < small in some direction.", NULL},
     {"ok", get_ok, NULL, "big >= small in every direction.", NULL},
     {"cell_centered", get_cell_centered, NULL, "All directions CELL.", NULL},
-    {"is_square", get_is_square, NULL, "All lengths equal.", NULL},
+    {"is_square", get_is_square, NULL, "All lengths equal (always False in 1D, as AMReX's Box::isSquare).", NULL},
     {"the_unit_box", get_the_unit_box, NULL, "The box (0,...,0)-(0,...,0), cell-centred (a new Box).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -380,7 +392,9 @@ static PyObject *box_pair_query(PyObject *self, PyObject *const *args, Py_ssize_
   case 0:
     if (bfpy_check(bf_box_check_same_type(BOX(self), &other, "Box.intersects")) < 0) return NULL;
     return PyBool_FromLong(bf_box_intersects(BOX(self), &other));
-  case 1: return PyBool_FromLong(bf_box_same_size(BOX(self), &other));
+  case 1:
+    if (bfpy_check(bf_box_check_same_type(BOX(self), &other, "Box.same_size")) < 0) return NULL;
+    return PyBool_FromLong(bf_box_same_size(BOX(self), &other));
   default: return PyBool_FromLong(bf_box_same_type(BOX(self), &other));
   }
 }
@@ -541,6 +555,49 @@ static PyObject *box_make_slab(PyObject *self, PyObject *const *args, Py_ssize_t
       bfpy_to_int(o[1], &idx, "Box.make_slab slab_index") < 0)
     return NULL;
   return self_or_raise(self, bf_box_make_slab(BOX(self), d, idx));
+}
+
+/* Extension: chop(dir: int, chop_pnt: int) -> Box, AMReX's Box::chop: self keeps the low part, the high part
+ * is returned. */
+static PyObject *box_chop(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"dir", "chop_pnt", NULL};
+  PyObject *o[2];
+  BIND_OR_FAIL("Box.chop", names, 2, o);
+  int d, pnt;
+  if (dir_arg(o[0], BOX(self)->dim, &d, "Box.chop dir") < 0 || bfpy_to_int(o[1], &pnt, "Box.chop chop_pnt") < 0)
+    return NULL;
+  bf_box hi;
+  if (bfpy_check(bf_box_chop(BOX(self), d, pnt, &hi)) < 0) return NULL;
+  return bfpy_box_new(&hi);
+}
+
+/* Extensions adj_cell_lo/hi, bdry_lo/hi(dir: int, len: int = 1) -> Box (AMReX's adjCellLo/Hi, bdryLo/Hi). */
+static PyObject *box_side(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, bool bdry,
+                          bool high) {
+  static const char *const names[] = {"dir", "len", NULL};
+  static const char *const funcs[2][2] = {{"Box.adj_cell_lo", "Box.adj_cell_hi"}, {"Box.bdry_lo", "Box.bdry_hi"}};
+  const char *func = funcs[bdry][high];
+  PyObject *o[2];
+  BIND_OR_FAIL(func, names, 1, o);
+  int d, len = 1;
+  if (dir_arg(o[0], BOX(self)->dim, &d, "direction") < 0 || (o[1] && bfpy_to_int(o[1], &len, "len") < 0)) return NULL;
+  bf_box r;
+  int s = bdry ? bf_box_bdry(BOX(self), d, len, high, &r) : bf_box_adj_cell(BOX(self), d, len, high, &r);
+  if (bfpy_check(s) < 0) return NULL;
+  return bfpy_box_new(&r);
+}
+
+static PyObject *box_adj_cell_lo(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return box_side(self, args, nargs, kwnames, false, false);
+}
+static PyObject *box_adj_cell_hi(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return box_side(self, args, nargs, kwnames, false, true);
+}
+static PyObject *box_bdry_lo(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return box_side(self, args, nargs, kwnames, true, false);
+}
+static PyObject *box_bdry_hi(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return box_side(self, args, nargs, kwnames, true, true);
 }
 
 /* Extensions: refine / coarsen (ratio: int/IntVect, /), in place. */
@@ -718,9 +775,12 @@ static PyMethodDef box_methods[] = {
      "strictly_contains(p: IntVect) -> bool: p inside and not on the boundary."},
     {"intersects", FAST(box_intersects), FASTKW,
      "intersects(b: Box) -> bool: non-empty intersection. ValueError when the index types differ."},
-    {"same_size", FAST(box_same_size), FASTKW, "same_size(b: Box) -> bool: equal lengths."},
+    {"same_size", FAST(box_same_size), FASTKW,
+     "same_size(b: Box) -> bool: equal lengths. ValueError when the index types differ."},
     {"same_type", FAST(box_same_type), FASTKW, "same_type(b: Box) -> bool: equal index types."},
-    {"normalize", box_normalize, METH_NOARGS, "normalize() -> None: swap corners where small > big."},
+    {"normalize", box_normalize, METH_NOARGS,
+     "normalize() -> None: AMReX Box::normalize(), grow the big end by 1 in each direction whose length is 0 "
+     "(corners are never swapped)."},
     {"shift", FAST(box_shift), FASTKW,
      "shift(dir: int, nzones: int) / shift(iv: IntVect) -> Box: translate in place, return self."},
     {"convert", FAST(box_convert), FASTKW,
@@ -745,6 +805,22 @@ static PyMethodDef box_methods[] = {
     {"coarsen", FAST(box_coarsen), FASTKW,
      "coarsen(ratio: int/IntVect, /) -> Box: coarsen in place with floor division, return self (boxfab "
      "extension)."},
+    {"chop", FAST(box_chop), FASTKW,
+     "chop(dir: int, chop_pnt: int) -> Box: boxfab extension, AMReX's Box::chop: self keeps the part below "
+     "chop_pnt (CELL in dir: ends at chop_pnt - 1; NODE: ends at chop_pnt), the returned new Box starts at "
+     "chop_pnt. ValueError unless small < chop_pnt <= big (NODE: < big)."},
+    {"adj_cell_lo", FAST(box_adj_cell_lo), FASTKW,
+     "adj_cell_lo(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's adjCellLo: the len cells below the "
+     "low face in dir (CELL in dir); a new Box."},
+    {"adj_cell_hi", FAST(box_adj_cell_hi), FASTKW,
+     "adj_cell_hi(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's adjCellHi: the len cells above the "
+     "high face in dir (CELL in dir); a new Box."},
+    {"bdry_lo", FAST(box_bdry_lo), FASTKW,
+     "bdry_lo(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's bdryLo: len nodes ending at the low "
+     "face in dir (NODE in dir); a new Box."},
+    {"bdry_hi", FAST(box_bdry_hi), FASTKW,
+     "bdry_hi(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's bdryHi: len nodes starting at the high "
+     "face in dir (NODE in dir); a new Box."},
     {"lbound", FAST(box_m_lbound), FASTKW, "lbound(other: Box, /) -> Dim3: small end of other (self ignored)."},
     {"ubound", FAST(box_m_ubound), FASTKW, "ubound(other: Box, /) -> Dim3: big end of other (self ignored)."},
     {"begin", FAST(box_m_begin), FASTKW, "begin(box: Box) -> Dim3: small end of box (self ignored)."},

@@ -12,8 +12,10 @@
  *
  * Extensions beyond API.md (documented in the docstrings): BoxArray(list of
  * Boxes), BoxArray(other BoxArray), __len__, __iter__, __eq__, __repr__,
- * intersections(), intersects(), contains(), surrounding_nodes(), convert();
- * coarsenable's min_width defaults to 1 (AMReX's default);
+ * intersections(), intersects(), contains(), surrounding_nodes(), convert(),
+ * grow(), grow_low(), grow_high(), shift() (AMReX's BoxArray members of those
+ * names, not bound by pyAMReX); coarsenable's min_width defaults to 1
+ * (AMReX's default);
  * DistributionMapping(..., strategy="sfc"|"roundrobin"|"knapsack"),
  * __len__, __iter__, __eq__, __repr__. */
 #include "bfpy.h"
@@ -111,7 +113,8 @@ static int ba_init(PyObject *self, PyObject *args, PyObject *kwds) {
                    count);
       return -1;
     }
-    int s = count == 1 ? bf_boxarray_create_box(&box, &ba) : bf_boxarray_create(dim, &ba);
+    /* n = 0: no box, but the box's index type (AMReX's BoxArray(const Box*, int)) */
+    int s = count == 1 ? bf_boxarray_create_box(&box, &ba) : bf_boxarray_create_typed(dim, box.type, &ba);
     if (bfpy_check(s) < 0) return -1;
   } else if (n == 1 && bfpy_is(a0, BFPY_T_BOXARRAY, -1)) {
     bf_boxarray *other = bfpy_as_boxarray(a0, dim, "BoxArray(other)");
@@ -153,7 +156,9 @@ static PyObject *ba_get_d_numpts(PyObject *self, void *c) {
 
 static PyGetSetDef ba_getset[] = {
     {"size", ba_get_size, NULL, "Number of boxes.", NULL},
-    {"capacity", ba_get_capacity, NULL, "Number of boxes storage is reserved for.", NULL},
+    {"capacity", ba_get_capacity, NULL,
+     "AMReX's capacity() (its std::vector of boxes, modelled): 0 for BoxArray() and after clear(), 1 after "
+     "define(b), the next power of 2 >= size after a max_size that chopped.", NULL},
     {"empty", ba_get_empty, NULL, "True when there is no box.", NULL},
     {"numPts", ba_get_numpts, NULL, "Total number of points (int; a property here, unlike Box.numPts()).", NULL},
     {"d_numPts", ba_get_d_numpts, NULL, "Total number of points as a float.", NULL},
@@ -299,6 +304,69 @@ static PyObject *ba_convert(PyObject *self, PyObject *const *args, Py_ssize_t na
   return ret_self(self);
 }
 
+/* grow(n: int/IntVect, /) / grow(idir: int, n_cell: int, /) and grow_low / grow_high(idir: int, n_cell: int = 1, /):
+ * which = 0 both ends, 1 low end, 2 high end. */
+static PyObject *ba_grow_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int which) {
+  static const char *const funcs[] = {"grow", "grow_low", "grow_high"};
+  static const char *const sigs[] = {"grow(n: int/IntVect, /), grow(idir: int, n_cell: int, /)",
+                                     "grow_low(idir: int, n_cell: int = 1, /)", "grow_high(idir: int, n_cell: int = 1, /)"};
+  const char *func = funcs[which];
+  if (ba_args(func, args, nargs, kwnames, 1, 2, sigs[which]) < 0) return NULL;
+  int dim = BADIM(self);
+  bf_intvect lo = bf_intvect_splat(dim, 0), hi = bf_intvect_splat(dim, 0);
+  if (which == 0 && nargs == 1) {
+    if (ba_intvect_arg(args[0], dim, &lo, "grow(n)") < 0) return NULL;
+    hi = lo;
+  } else {
+    int d, n = 1;
+    if (bfpy_to_int(args[0], &d, "direction") < 0) return NULL;
+    if (d < 0 || d >= dim) {
+      PyErr_Format(PyExc_IndexError, "%s(): direction %d out of range [0, %d)", func, d, dim);
+      return NULL;
+    }
+    if (nargs == 2 && bfpy_to_int(args[1], &n, "n_cell") < 0) return NULL;
+    if (which != 2) lo.v[d] = n;
+    if (which != 1) hi.v[d] = n;
+  }
+  if (bfpy_check(bf_boxarray_grow(&BA(self), lo.v, hi.v)) < 0) return NULL;
+  return ret_self(self);
+}
+
+static PyObject *ba_grow(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return ba_grow_impl(self, args, nargs, kwnames, 0);
+}
+static PyObject *ba_grow_low(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return ba_grow_impl(self, args, nargs, kwnames, 1);
+}
+static PyObject *ba_grow_high(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return ba_grow_impl(self, args, nargs, kwnames, 2);
+}
+
+/* shift(dir: int, nzones: int, /) / shift(iv: IntVect, /). */
+static PyObject *ba_shift(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *sigs = "shift(dir: int, nzones: int, /), shift(iv: IntVect, /)";
+  if (ba_args("shift", args, nargs, kwnames, 1, 2, sigs) < 0) return NULL;
+  int dim = BADIM(self);
+  bf_intvect s = bf_intvect_splat(dim, 0);
+  if (nargs == 1) {
+    if (bfpy_is_intlike(args[0]) && !PySequence_Check(args[0])) {
+      PyErr_Format(PyExc_TypeError, "shift(): incompatible arguments; supported signatures: %s", sigs);
+      return NULL;
+    }
+    if (bfpy_as_intvect(args[0], dim, BFPY_IV_SEQUENCE, &s, "shift(iv)") < 0) return NULL;
+  } else {
+    int d, n;
+    if (bfpy_to_int(args[0], &d, "direction") < 0 || bfpy_to_int(args[1], &n, "nzones") < 0) return NULL;
+    if (d < 0 || d >= dim) {
+      PyErr_Format(PyExc_IndexError, "shift(): direction %d out of range [0, %d)", d, dim);
+      return NULL;
+    }
+    s.v[d] = n;
+  }
+  if (bfpy_check(bf_boxarray_shift(&BA(self), s.v)) < 0) return NULL;
+  return ret_self(self);
+}
+
 static PyObject *ba_item(PyObject *self, Py_ssize_t i) {
   bf_box box;
   int64_t n = bf_boxarray_size(BA(self));
@@ -427,21 +495,25 @@ static PyObject *ba_repr(PyObject *self) {
 
 static PyMethodDef ba_methods[] = {
     BA_FAST("define", ba_define, "define(b: Box, /) -> None: reset to the single box b."),
-    {"clear", ba_clear, METH_NOARGS, "clear() -> None: remove all boxes (the index type stays)."},
+    {"clear", ba_clear, METH_NOARGS,
+     "clear() -> None: remove all boxes; the index type becomes CELL (AMReX's clear() resets the BoxArray)."},
     BA_FAST("resize", ba_resize,
-            "resize(n: int, /) -> None: change the number of boxes; new boxes are empty boxes (as AMReX's Box())."),
+            "resize(n: int, /) -> None: change the number of boxes; new boxes are AMReX's Box() in the array's "
+            "index type: small end 1, big end 0 (1 in nodal directions)."),
     BA_FAST("cell_equal", ba_cell_equal,
             "cell_equal(other: BoxArray, /) -> bool: same boxes once both are converted to cell type."),
     BA_FAST("max_size", ba_max_size,
             "max_size(n: int/IntVect, /) -> BoxArray: in place, chop every box so that no side has more than n "
-            "cells (n >= 1).  A side of L > n cells becomes ceil(L/n) near-equal pieces (AMReX's rule); in a "
-            "nodal direction the cells are chopped and neighbours share their boundary node."),
+            "cells (n >= 1), exactly as AMReX's BoxList::maxSize (same boxes, same order): e.g. 14 cells with "
+            "n = 6 give 6, 4, 4; in a nodal direction the cells are chopped and neighbours share their boundary "
+            "node."),
     BA_FAST("refine", ba_refine, "refine(ratio: int/IntVect, /) -> BoxArray: in place, refine every box."),
     BA_FAST("coarsen", ba_coarsen,
             "coarsen(ratio: int/IntVect, /) -> BoxArray: in place, coarsen every box (floor division)."),
     BA_FAST("coarsenable", ba_coarsenable,
             "coarsenable(ratio: int/IntVect, min_width: int/IntVect = 1, /) -> bool: every box coarsens exactly "
-            "by ratio and each side keeps >= min_width cells.  An empty BoxArray is not coarsenable (AMReX)."),
+            "by ratio and each side has >= ratio * min_width points (AMReX's Box::coarsenable).  An empty "
+            "BoxArray is not coarsenable (AMReX)."),
     BA_FAST("enclosed_cells", ba_enclosed_cells,
             "enclosed_cells() / enclosed_cells(dir: int, /) -> BoxArray: in place, convert to CELL (all or one "
             "direction)."),
@@ -450,9 +522,22 @@ static PyMethodDef ba_methods[] = {
             "NODE."),
     BA_FAST("convert", ba_convert,
             "convert(typ: IndexType/IntVect, /) -> BoxArray: extension, in place, convert to an index type."),
+    BA_FAST("grow", ba_grow,
+            "grow(n: int/IntVect, /) / grow(idir: int, n_cell: int, /) -> BoxArray: extension, in place, grow every "
+            "box at both ends (all directions or one; negative shrinks), as AMReX's BoxArray::grow."),
+    BA_FAST("grow_low", ba_grow_low,
+            "grow_low(idir: int, n_cell: int = 1, /) -> BoxArray: extension, in place, move every small end down "
+            "(AMReX's BoxArray::growLo)."),
+    BA_FAST("grow_high", ba_grow_high,
+            "grow_high(idir: int, n_cell: int = 1, /) -> BoxArray: extension, in place, move every big end up "
+            "(AMReX's BoxArray::growHi)."),
+    BA_FAST("shift", ba_shift,
+            "shift(dir: int, nzones: int, /) / shift(iv: IntVect, /) -> BoxArray: extension, in place, translate "
+            "every box (AMReX's BoxArray::shift)."),
     BA_FAST("get", ba_get, "get(i: int, /) -> Box: box i, 0 <= i < size (no negative indexing)."),
     {"minimal_box", ba_minimal_box, METH_NOARGS,
-     "minimal_box() -> Box: smallest box containing all boxes (an empty box when there is none)."},
+     "minimal_box() -> Box: smallest box containing all boxes, empty ones included (AMReX's minimalBox); "
+     "AMReX's Box() in the array's type when there is none."},
     {"ix_type", ba_ix_type, METH_NOARGS, "ix_type() -> IndexType: index type of the boxes."},
     BA_FAST("intersections", ba_intersections,
             "intersections(bx: Box, /) -> list[tuple[int, Box]]: extension, every (i, self[i] & bx) with a "

@@ -231,16 +231,70 @@ static void test_convert(void) {
 }
 
 static void test_normalize_and_slab(void) {
-  bf_box b = mk(3, 5, 0, 9, 1, 2, 3, 0u);
+  /* AMReX_Box.H Box::normalize(): growHi(d, 1) where length(d) == 0, nothing else (no swap) */
+  bf_box b = mk(3, 5, 0, 9, 1, 2, 3, 0u); /* lengths -3, 3, -5: unchanged */
   bf_box_normalize(&b);
-  BFT_CHECK(b.lo[0] == 1 && b.hi[0] == 5 && b.lo[1] == 0 && b.hi[1] == 2 && b.lo[2] == 3 && b.hi[2] == 9);
+  BFT_CHECK(b.lo[0] == 5 && b.hi[0] == 1 && b.lo[1] == 0 && b.hi[1] == 2 && b.lo[2] == 9 && b.hi[2] == 3);
+  b = mk(3, 1, 0, 3, 0, 2, 2, 5u); /* lengths 0, 3, 0 */
+  bf_box_normalize(&b);
+  BFT_CHECK(b.lo[0] == 1 && b.hi[0] == 1 && b.lo[1] == 0 && b.hi[1] == 2 && b.lo[2] == 3 && b.hi[2] == 3 && b.type == 5u);
   BFT_OK(bf_box_make_slab(&b, 1, 7));
-  BFT_CHECK(b.lo[1] == 7 && b.hi[1] == 7 && b.lo[0] == 1 && b.hi[2] == 9);
+  BFT_CHECK(b.lo[1] == 7 && b.hi[1] == 7 && b.lo[0] == 1 && b.hi[2] == 3);
   BFT_FAILS(bf_box_make_slab(&b, 3, 0), BF_ERROR_INDEX);
   BFT_FAILS(bf_box_make_slab(&b, -1, 0), BF_ERROR_INDEX);
 }
 
+/* AMReX_Box.H Box::volume(): prod (length - btype) when ok(), else 0; Box::isSquare: false in 1D */
+static void test_volume_and_square(void) {
+  int64_t v = -1, np = -1;
+  bf_box b = mk(3, 0, 0, 0, 3, 3, 3, 7u);
+  BFT_OK(bf_box_volume(&b, &v));
+  BFT_OK(bf_box_numpts(&b, &np));
+  BFT_CHECK(v == 27 && np == 64);
+  b = mk(2, -2, 0, 0, 5, 3, 0, 1u); /* nodal in x: 7 cells x 4 */
+  BFT_OK(bf_box_volume(&b, &v));
+  BFT_CHECK(v == 28);
+  b = mk(1, 4, 0, 0, 4, 0, 0, 1u); /* one node: no cell */
+  BFT_OK(bf_box_volume(&b, &v));
+  BFT_CHECK(v == 0 && bf_box_ok(&b));
+  b = mk(2, 1, 1, 0, 0, 5, 0, 0u);
+  BFT_OK(bf_box_volume(&b, &v));
+  BFT_CHECK(v == 0);
+  b = mk(3, INT_MIN, INT_MIN, INT_MIN, INT_MAX, INT_MAX, INT_MAX, 0u);
+  BFT_FAILS(bf_box_volume(&b, &v), BF_ERROR_OVERFLOW);
+  b = mk(1, 0, 0, 0, 3, 0, 0, 0u);
+  BFT_CHECK(!bf_box_is_square(&b));
+  b = mk(2, 0, 0, 0, 3, 3, 0, 0u);
+  BFT_CHECK(bf_box_is_square(&b));
+}
+
+/* AMReX_Box.H Box::chop, adjCellLo/Hi, bdryLo/Hi */
+static void test_chop_adj_bdry(void) {
+  bf_box b = mk(2, 0, 0, 0, 7, 5, 0, 1u), hi; /* nodal in x */
+  BFT_OK(bf_box_chop(&b, 0, 3, &hi));
+  BFT_CHECK(b.hi[0] == 3 && hi.lo[0] == 3 && hi.hi[0] == 7 && hi.type == 1u && hi.hi[1] == 5);
+  BFT_FAILS(bf_box_chop(&b, 0, 3, &hi), BF_ERROR_VALUE); /* node: chop_pnt must be < big */
+  BFT_FAILS(bf_box_chop(&b, 0, 0, &hi), BF_ERROR_VALUE); /* ... and > small */
+  BFT_OK(bf_box_chop(&b, 1, 5, &hi)); /* cell in y: the chop point goes to the high part only */
+  BFT_CHECK(b.hi[1] == 4 && hi.lo[1] == 5 && hi.hi[1] == 5);
+  BFT_FAILS(bf_box_chop(&b, 2, 1, &hi), BF_ERROR_INDEX);
+  bf_box a = mk(2, 0, 0, 0, 3, 5, 0, 1u), r;
+  BFT_OK(bf_box_adj_cell(&a, 0, 1, true, &r)); /* high: starts at big + 1 - 1 (nodal), cell in x */
+  BFT_CHECK(r.lo[0] == 3 && r.hi[0] == 3 && r.type == 0u);
+  BFT_OK(bf_box_adj_cell(&a, 1, 2, false, &r));
+  BFT_CHECK(r.lo[1] == -2 && r.hi[1] == -1 && r.type == 1u && r.hi[0] == 3);
+  BFT_FAILS(bf_box_adj_cell(&a, 1, 0, false, &r), BF_ERROR_VALUE);
+  BFT_OK(bf_box_bdry(&a, 1, 1, false, &r)); /* low: small - len + 1 .. small, node in y */
+  BFT_CHECK(r.lo[1] == 0 && r.hi[1] == 0 && r.type == 3u);
+  BFT_OK(bf_box_bdry(&a, 1, 2, true, &r)); /* high (cell in y): big + 1 .. big + 2 */
+  BFT_CHECK(r.lo[1] == 6 && r.hi[1] == 7 && r.type == 3u);
+  a.hi[1] = INT_MAX;
+  BFT_FAILS(bf_box_adj_cell(&a, 1, 1, true, &r), BF_ERROR_OVERFLOW);
+}
+
 int main(void) {
+  BFT_RUN(test_chop_adj_bdry);
+  BFT_RUN(test_volume_and_square);
   BFT_RUN(test_define_and_unit);
   BFT_RUN(test_type_ints);
   BFT_RUN(test_counts_match_iteration);

@@ -172,8 +172,29 @@ static void test_max_size_near_equal(void) {
   BFT_OK(bf_boxarray_max_size(&ba, n));
   const bf_box *p = bf_boxarray_data(ba);
   BFT_CHECK(bf_boxarray_size(ba) == 3);
-  BFT_CHECK(p[0].lo[0] == 0 && p[0].hi[0] == 3 && p[1].lo[0] == 4 && p[1].hi[0] == 6 && p[2].lo[0] == 7 &&
+  /* AMReX_BoxList.cpp BoxList::maxSize: 10 and 4 are even, so 5 units of 2 in blocks of <= 2 units:
+   * 2, 2, 1 units = 4, 4, 2 cells */
+  BFT_CHECK(p[0].lo[0] == 0 && p[0].hi[0] == 3 && p[1].lo[0] == 4 && p[1].hi[0] == 7 && p[2].lo[0] == 8 &&
             p[2].hi[0] == 9);
+  BFT_CHECK(bf_boxarray_capacity(ba) == 4); /* the BoxList's vector after 3 push_backs */
+  /* 14 with 6: 6, 4, 4 (from -7) */
+  b = mkbox(1, -7, 0, 0, 6, 0, 0);
+  bf_boxarray *b14 = NULL;
+  BFT_OK(bf_boxarray_create_box(&b, &b14));
+  BFT_OK(bf_boxarray_max_size(&b14, (int[3]){6, 0, 0}));
+  p = bf_boxarray_data(b14);
+  BFT_CHECK(bf_boxarray_size(b14) == 3 && p[0].lo[0] == -7 && p[0].hi[0] == -2 && p[1].lo[0] == -1 &&
+            p[1].hi[0] == 2 && p[2].lo[0] == 3 && p[2].hi[0] == 6);
+  /* an empty box is chopped along its long side (AMReX does not skip it) */
+  b = mkbox(2, 0, 5, 0, 20, 4, 0);
+  bf_boxarray_destroy(&b14);
+  BFT_OK(bf_boxarray_create_box(&b, &b14));
+  BFT_OK(bf_boxarray_max_size(&b14, (int[3]){4, 4, 0}));
+  p = bf_boxarray_data(b14);
+  BFT_CHECK(bf_boxarray_size(b14) == 6 && p[0].hi[0] == 3 && p[3].lo[0] == 12 && p[3].hi[0] == 14 &&
+            p[5].hi[0] == 20 && p[5].lo[1] == 5 && p[5].hi[1] == 4);
+  bf_boxarray_destroy(&b14);
+  p = bf_boxarray_data(ba);
   /* nothing to chop: same array, nothing changes */
   bf_boxarray *before = ba;
   BFT_OK(bf_boxarray_max_size(&ba, n));
@@ -196,7 +217,7 @@ static void test_max_size_near_equal(void) {
   int bad[3] = {4, 0, 0};
   BFT_FAILS(bf_boxarray_max_size(&b2, bad), BF_ERROR_VALUE);
   BFT_CHECK(bf_boxarray_size(b2) == 4);
-  /* empty boxes are kept */
+  /* a short empty box (resize's Box()) is kept */
   BFT_OK(bf_boxarray_resize(&b2, 5));
   BFT_OK(bf_boxarray_max_size(&b2, n2));
   BFT_CHECK(bf_boxarray_size(b2) == 5 && !bf_box_ok(&bf_boxarray_data(b2)[4]));
@@ -274,7 +295,9 @@ static void test_coarsenable(void) {
   BFT_OK(bf_boxarray_coarsenable(ba, (int[3]){3, 1, 1}, (int[3]){1, 1, 1}, &ok)); /* 0..7 not a multiple */
   BFT_CHECK(!ok);
   BFT_FAILS(bf_boxarray_coarsenable(ba, (int[3]){0, 1, 1}, (int[3]){1, 1, 1}, &ok), BF_ERROR_VALUE);
-  BFT_FAILS(bf_boxarray_coarsenable(ba, (int[3]){1, 1, 1}, (int[3]){-1, 1, 1}, &ok), BF_ERROR_VALUE);
+  /* a negative min_width is fine in AMReX's Box::coarsenable (size >= ratio * min_width holds) */
+  BFT_OK(bf_boxarray_coarsenable(ba, (int[3]){2, 2, 1}, (int[3]){-1, -3, 1}, &ok));
+  BFT_CHECK(ok);
   /* nodal: both ends must be multiples */
   BFT_OK(bf_boxarray_surrounding_nodes(&ba, -1)); /* 0..8 x 0..8, 8..16 x 0..4 */
   BFT_OK(bf_boxarray_coarsenable(ba, (int[3]){4, 4, 1}, (int[3]){1, 1, 1}, &ok));
@@ -287,7 +310,7 @@ static void test_coarsenable(void) {
 }
 
 static void test_sizes_minimal_equal(void) {
-  bf_box b[3] = {mkbox(2, 0, 0, 0, 3, 3, 0), mkbox(2, 10, -5, 0, 11, 0, 0), mkbox(2, 2, 2, 0, 1, 1, 0)};
+  bf_box b[3] = {mkbox(2, 0, 0, 0, 3, 3, 0), mkbox(2, 10, -5, 0, 11, 0, 0), mkbox(2, 20, 2, 0, 19, 1, 0)};
   bf_boxarray *ba = NULL;
   BFT_OK(bf_boxarray_create_from_boxes(2, 3, b, &ba));
   int64_t np = -1;
@@ -296,7 +319,8 @@ static void test_sizes_minimal_equal(void) {
   BFT_CHECK(bf_boxarray_d_numpts(ba) == 28.0);
   bf_box m;
   bf_boxarray_minimal_box(ba, &m);
-  BFT_CHECK(m.lo[0] == 0 && m.lo[1] == -5 && m.hi[0] == 11 && m.hi[1] == 3); /* empty box 2 ignored */
+  /* AMReX_BoxArray.cpp BoxArray::minimalBox: minBox over all boxes, the empty box 2 included */
+  BFT_CHECK(m.lo[0] == 0 && m.lo[1] == -5 && m.hi[0] == 19 && m.hi[1] == 3);
   bf_boxarray *other = NULL;
   BFT_OK(bf_boxarray_copy(ba, &other));
   BFT_CHECK(bf_boxarray_equal(ba, other) && bf_boxarray_cell_equal(ba, other) && other != ba);
@@ -304,15 +328,17 @@ static void test_sizes_minimal_equal(void) {
   BFT_CHECK(!bf_boxarray_equal(ba, other) && bf_boxarray_cell_equal(ba, other));
   BFT_OK(bf_boxarray_refine(&other, (int[3]){2, 2, 1}));
   BFT_CHECK(!bf_boxarray_cell_equal(ba, other));
-  /* resize: new boxes are empty boxes of the array's type */
+  /* resize: new boxes are AMReX's Box() seen through the type: lo 1, hi 0 (1 in the nodal y) */
   BFT_OK(bf_boxarray_resize(&other, 5));
-  BFT_CHECK(bf_boxarray_size(other) == 5 && bf_boxarray_data(other)[4].type == 2u &&
-            !bf_box_ok(&bf_boxarray_data(other)[4]));
+  const bf_box *nb = &bf_boxarray_data(other)[4];
+  BFT_CHECK(bf_boxarray_size(other) == 5 && nb->type == 2u && nb->lo[0] == 1 && nb->hi[0] == 0 && nb->lo[1] == 1 &&
+            nb->hi[1] == 1);
+  BFT_CHECK(bf_boxarray_capacity(other) == 6); /* std::vector::resize from 3: max(2 * 3, 5) */
   BFT_OK(bf_boxarray_resize(&other, 1));
   BFT_CHECK(bf_boxarray_size(other) == 1);
   BFT_FAILS(bf_boxarray_resize(&other, -1), BF_ERROR_VALUE);
-  BFT_OK(bf_boxarray_clear(&other));
-  BFT_CHECK(bf_boxarray_size(other) == 0 && bf_boxarray_ix_type(other) == 2u);
+  BFT_OK(bf_boxarray_clear(&other)); /* AMReX's clear(): cell type, capacity 0 */
+  BFT_CHECK(bf_boxarray_size(other) == 0 && bf_boxarray_ix_type(other) == 0u && bf_boxarray_capacity(other) == 0);
   bf_boxarray_minimal_box(other, &m);
   BFT_CHECK(!bf_box_ok(&m));
   BFT_OK(bf_boxarray_numpts(other, &np));
@@ -486,7 +512,42 @@ static void test_concurrent_queries(void) {
   bf_boxarray_destroy(&ba);
 }
 
+/* AMReX_BoxArray.cpp grow/growLo/growHi/shift (every box), BoxArray(const Box*, 0) (the box's type),
+ * and the lazy coarsening ratio an empty array keeps for minimalBox. */
+static void test_grow_shift_typed_pending(void) {
+  bf_box b[2] = {mkbox(2, 0, 0, 0, 3, 3, 0), mkbox(2, 4, 0, 0, 9, 3, 0)};
+  bf_boxarray *ba = NULL, *held = NULL;
+  BFT_OK(bf_boxarray_create_from_boxes(2, 2, b, &ba));
+  held = bf_boxarray_retain(ba);
+  BFT_OK(bf_boxarray_grow(&ba, (int[3]){1, 0, 0}, (int[3]){2, -1, 0}));
+  const bf_box *p = bf_boxarray_data(ba);
+  BFT_CHECK(ba != held && p[0].lo[0] == -1 && p[0].hi[0] == 5 && p[0].hi[1] == 2 && p[1].lo[0] == 3 && p[1].hi[0] == 11);
+  BFT_CHECK(bf_boxarray_data(held)[0].lo[0] == 0); /* copy on write */
+  BFT_OK(bf_boxarray_shift(&ba, (int[3]){-1, 5, 0}));
+  p = bf_boxarray_data(ba);
+  BFT_CHECK(p[0].lo[0] == -2 && p[0].lo[1] == 5 && p[1].hi[1] == 7);
+  BFT_FAILS(bf_boxarray_shift(&ba, (int[3]){INT_MAX, 0, 0}), BF_ERROR_OVERFLOW);
+  BFT_CHECK(bf_boxarray_data(ba)[0].lo[0] == -2); /* all or nothing */
+  bf_boxarray_destroy(&ba);
+  bf_boxarray_destroy(&held);
+  bf_boxarray *t = NULL;
+  BFT_OK(bf_boxarray_create_typed(3, 5u, &t));
+  BFT_CHECK(bf_boxarray_size(t) == 0 && bf_boxarray_ix_type(t) == 5u && bf_boxarray_capacity(t) == 0);
+  BFT_FAILS(bf_boxarray_create_typed(2, 4u, &ba), BF_ERROR_VALUE);
+  bf_box m;
+  bf_boxarray_minimal_box(t, &m); /* Box() converted to (N,C,N): 1..1, 1..0, 1..1 */
+  BFT_CHECK(m.lo[0] == 1 && m.hi[0] == 1 && m.lo[1] == 1 && m.hi[1] == 0 && m.hi[2] == 1 && m.type == 5u);
+  BFT_OK(bf_boxarray_coarsen(&t, (int[3]){2, 1, 2}));
+  bf_boxarray_minimal_box(t, &m); /* coarsen(Box(), (2,1,2)) = (0,1,0)..(0,0,0), then converted */
+  BFT_CHECK(m.lo[0] == 0 && m.hi[0] == 1 && m.lo[1] == 1 && m.hi[1] == 0 && m.lo[2] == 0 && m.hi[2] == 1);
+  BFT_OK(bf_boxarray_max_size(&t, (int[3]){4, 4, 4})); /* uniqify(): the ratio is applied and dropped */
+  bf_boxarray_minimal_box(t, &m);
+  BFT_CHECK(m.lo[0] == 1 && m.lo[2] == 1);
+  bf_boxarray_destroy(&t);
+}
+
 int main(void) {
+  BFT_RUN(test_grow_shift_typed_pending);
   BFT_RUN(test_create_and_errors);
   BFT_RUN(test_copy_on_write);
   BFT_RUN(test_max_size_tiles);

@@ -213,8 +213,9 @@ def test_length_dir_out_of_range(amr):
 
 def test_predicate_props(amr):
     n = dim_of(amr)
-    assert amr.Box([0] * n, [3] * n).is_square
-    assert amr.Box([0] * n, [3] * (n - 1) + [4]).is_square == (n == 1)
+    # AMReX_Box.H Box::isSquare: all lengths equal, and false in 1D ("can't build a square in 1-D")
+    assert amr.Box([0] * n, [3] * n).is_square == (n > 1)
+    assert amr.Box([0] * n, [3] * (n - 1) + [4]).is_square is False
     e = amr.Box([0] * n, [-1] * n)
     assert e.is_empty and not e.ok and e.numPts() == 0 and e.d_num_pts == 0.0 and list(e) == []
     u = e.the_unit_box
@@ -296,6 +297,9 @@ def test_same_size_and_type(amr):
     assert a.same_type(amr.Box([5] * n, [6] * n))
     assert not a.same_type(amr.Box([0] * n, [3] * n, [1] * n))
     assert a.same_size(b=a) and a.same_type(b=a)
+    # AMReX_Box.H Box::sameSize: BL_ASSERT(sameType(b)) ("an error if they have different types")
+    with pytest.raises(ValueError, match="same_size: boxes of different index types"):
+        a.same_size(amr.Box([0] * n, [3] * n, [1] * n))
 
 
 def test_equality(amr):
@@ -310,10 +314,43 @@ def test_equality(amr):
 # ---- in-place transformations ----------------------------------------------------------------
 
 def test_normalize(amr):
+    # AMReX_Box.H Box::normalize(): for each direction with length(idim) == 0, growHi(idim, 1).
+    # Nothing else changes: corners are never swapped and longer "negative" sides stay.
     n = dim_of(amr)
-    b = amr.Box([5] + [0] * (n - 1), [1] + [2] * (n - 1))
+    b = amr.Box([5] + [0] * (n - 1), [4] + [2] * (n - 1))  # length 0 in direction 0
     assert b.normalize() is None
-    assert corners(b) == ([1] + [0] * (n - 1), [5] + [2] * (n - 1))
+    assert corners(b) == ([5] + [0] * (n - 1), [5] + [2] * (n - 1))
+    swapped = amr.Box([5] * n, [1] * n)  # length -3: AMReX leaves it (the old boxfab swapped the corners)
+    swapped.normalize()
+    assert corners(swapped) == ([5] * n, [1] * n) and swapped.is_empty
+    z = amr.Box([3] * n, [2] * n, [1] * n)  # nodal, length 0 everywhere: grows to one node per direction
+    z.normalize()
+    assert corners(z) == ([3] * n, [3] * n) and list(z.type) == [1] * n
+    for lo, hi in (([0] * n, [4] * n), ([INT_MIN] * n, [INT_MIN] * n)):
+        ok = amr.Box(lo, hi)
+        ok.normalize()
+        assert corners(ok) == (lo, hi)
+    edge = amr.Box([INT_MIN] * n, [INT_MAX] * n)  # length 2**32 never reads as 0
+    edge.normalize()
+    assert corners(edge) == ([INT_MIN] * n, [INT_MAX] * n)
+
+
+def test_volume_counts_enclosed_cells(amr):
+    # AMReX_Box.H Box::volume(): ok() ? prod_d (length(d) - btype[d]) : 0, so it equals numPts only
+    # for a cell-centred box; pyAMReX binds it as the property `volume`.
+    n = dim_of(amr)
+    assert amr.Box([0] * n, [3] * n, [1] * n).volume == 3**n  # 4 nodes, 3 cells per direction
+    assert amr.Box([0] * n, [3] * n, [1] * n).num_pts == 4**n
+    assert amr.Box([0] * n, [3] * n).volume == 4**n
+    mixed = amr.Box([-2] * n, [5] * n, [1] + [0] * (n - 1))
+    assert mixed.volume == 7 * 8 ** (n - 1) and mixed.num_pts == 8**n
+    assert amr.Box([0] * n, [0] * n, [1] * n).volume == 0  # one node encloses no cell
+    assert amr.Box([1] * n, [0] * n, [1] * n).volume == 0  # not ok
+    assert amr.Box([1] * n, [0] * n).volume == 0
+    if n == 3:
+        assert amr.Box((0, 0, 0), (3, 3, 3), (1, 1, 1)).volume == 27
+        with pytest.raises(OverflowError, match="64-bit"):
+            amr.Box([INT_MIN] * 3, [INT_MAX] * 3, [1, 0, 0]).volume
 
 
 def test_shift_overloads_return_self(amr):
@@ -633,3 +670,47 @@ def test_argument_errors_name_the_method(amr):
         b.convert([0] * n, [0] * n)
     with pytest.raises(TypeError, match="lbound\\(\\)"):
         amr.lbound(b, b)
+
+
+# ---- extensions from AMReX's Box API that pyAMReX does not bind -------------------------------------
+
+def test_chop_extension(amr):
+    # AMReX_Box.H Box::chop(dir, chop_pnt): this box keeps the low end, the returned box is the high end;
+    # CELL: chop_pnt goes to the high end only; NODE: both hold it; asserts small < chop_pnt <= big (< big)
+    n = dim_of(amr)
+    b = amr.Box([0] * n, [7] * n)
+    hi = b.chop(0, 3)
+    assert corners(b) == ([0] * n, [2] + [7] * (n - 1)) and corners(hi) == ([3] + [0] * (n - 1), [7] * n)
+    nb = amr.Box([0] * n, [7] * n, [1] * n)
+    hi = nb.chop(dir=n - 1, chop_pnt=4)
+    assert nb.big_end[n - 1] == 4 and hi.small_end[n - 1] == 4 and hi.big_end[n - 1] == 7 and hi.ix_type == nb.ix_type
+    for box, pnt in ((amr.Box([0] * n, [7] * n), 0), (amr.Box([0] * n, [7] * n), 8),
+                     (amr.Box([0] * n, [7] * n, [1] * n), 7)):
+        before = corners(box)
+        with pytest.raises(ValueError, match="chop point"):
+            box.chop(0, pnt)
+        assert corners(box) == before
+    with pytest.raises(IndexError):
+        b.chop(n, 1)
+
+
+def test_adj_cell_and_bdry_extensions(amr):
+    # AMReX_Box.H adjCellLo/Hi (cells next to a face, CELL in dir) and bdryLo/Hi (nodes on a face, NODE in dir)
+    n = dim_of(amr)
+    b = amr.Box([2] * n, [5] * n, [1] + [0] * (n - 1))  # nodal in direction 0
+    lo = b.adj_cell_lo(0)
+    assert (lo.small_end[0], lo.big_end[0], lo.type[0]) == (1, 1, 0)
+    hi = b.adj_cell_hi(0, 2)  # starts at big + 1 - 1 for a nodal direction
+    assert (hi.small_end[0], hi.big_end[0], hi.type[0]) == (5, 6, 0)
+    assert corners(b) == ([2] * n, [5] * n)  # b unchanged: new boxes
+    d = n - 1
+    bl = b.bdry_lo(dir=d, len=2)  # small - len + 1 .. small
+    assert (bl.small_end[d], bl.big_end[d], bl.type[d]) == (1, 2, 1)
+    bh = b.bdry_hi(d)  # big + 1 (cell in d) or big (node in d)
+    assert (bh.small_end[d], bh.big_end[d], bh.type[d]) == ((6, 6, 1) if n > 1 else (5, 5, 1))
+    with pytest.raises(ValueError, match="positive"):
+        b.adj_cell_hi(0, 0)
+    with pytest.raises(IndexError):
+        b.bdry_hi(n)
+    with pytest.raises(OverflowError):
+        amr.Box([0] * n, [INT_MAX] * n).adj_cell_hi(0)
