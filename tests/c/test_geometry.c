@@ -335,7 +335,7 @@ static void test_setup_parmparse(void) {
 
 /* roundoff_lo / roundoff_hi as AMReX computes them: the values below are the
  * output of AMReX's own Geometry::computeRoundoffDomain (AMReX_Geometry.cpp,
- * Oct 2024, built -O3 on x86-64; tests/oracle/amrex_roundoff.cpp). */
+ * Oct 2024, built -O3 on x86-64, built only to read off these values; that harness is not part of boxfab). */
 static void test_roundoff_amrex_values(void) {
   static const struct {
     double plo, phi;

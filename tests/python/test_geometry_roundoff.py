@@ -128,7 +128,7 @@ def amrex_roundoff(plo, phi, ncell):
 # ---- AMReX's own answers ------------------------------------------------------------------
 # (prob_lo, prob_hi, ncell) -> (roundoff_lo, roundoff_hi) as printed (%a) by AMReX's
 # Geometry::computeRoundoffDomain itself (AMReX_Geometry.cpp, Oct 2024, g++ -O3 on x86-64;
-# tests/oracle/amrex_roundoff.cpp).
+# read off a local build of that function, which is not part of boxfab).
 AMREX_ANSWERS = [
     (0.0, 1.0, 128, "0x0p+0", "0x1.ffffffffffffep-1"),  # prob_hi and the double below it: outside
     (0.0, 0.6, 7, "0x0p+0", "0x1.3333333333333p-1"),  # prob_hi maps into the last cell: inside
