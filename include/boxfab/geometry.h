@@ -34,17 +34,23 @@ typedef enum bf_coord_type {
   BF_COORD_SPHERICAL = 2
 } bf_coord_type;
 
-/** Index domain, physical domain, coordinates and periodicity of a level. */
+/** Index domain, physical domain, coordinates and periodicity of a level
+ *  (AMReX's Geometry, with its CoordSys part: coord, ok, dx, inv_dx; AMReX's
+ *  offset is prob_domain.lo whenever ok).  Also the storage of GeometryData,
+ *  which uses prob_domain, domain, dx, is_periodic and coord only. */
 typedef struct bf_geometry {
   int dim;
   bf_box domain;          /**< cell-centred index domain */
   bf_realbox prob_domain; /**< physical domain */
   int coord;              /**< bf_coord_type */
-  int is_periodic[BF_SPACEDIM_MAX];
-  double dx[BF_SPACEDIM_MAX];     /**< cell size */
-  double inv_dx[BF_SPACEDIM_MAX]; /**< 1 / dx */
-  /** Round-off-safe physical domain (see bf_geometry_inside_roundoff_domain):
-   *  a position x is inside when roundoff_lo[d] <= x[d] < roundoff_hi[d]. */
+  bool ok;                /**< defined (AMReX's CoordSys::Ok): set by bf_geometry_define and bf_geometry_setup */
+  int is_periodic[BF_SPACEDIM_MAX]; /**< 0 or 1 */
+  double dx[BF_SPACEDIM_MAX];       /**< cell size; 0 until computed */
+  double inv_dx[BF_SPACEDIM_MAX];   /**< 1 / dx; +inf until computed (AMReX's initial value) */
+  /** Round-off domain (AMReX's roundoff_lo / roundoff_hi): a position x is
+   *  inside when roundoff_lo[d] <= x[d] <= roundoff_hi[d] in every direction
+   *  (closed at both ends, as AMReX's insideRoundoffDomain).  Before it is
+   *  computed it is empty: lo = +inf, hi = -inf. */
   double roundoff_lo[BF_SPACEDIM_MAX];
   double roundoff_hi[BF_SPACEDIM_MAX];
 } bf_geometry;
@@ -65,11 +71,12 @@ typedef enum bf_realvect_op {
 /** out[d] = a[d] op b[d] for d < dim (out may alias a or b).
  *  BF_ERROR_VALUE for a bad dim or op. */
 BF_EXPORT int bf_realvect_binop(int dim, int op, const double *a, const double *b, double *out);
-/** Sum of a[d] * b[d]. */
+/** Sum of a[d] * b[d] (dim >= 1; summed from the first term, as AMReX, so the
+ *  sign of a zero result is AMReX's). */
 BF_EXPORT double bf_realvect_dot(int dim, const double *a, const double *b);
 /** out = a x b; only for dim == 3 (BF_ERROR_VALUE otherwise). out may alias. */
 BF_EXPORT int bf_realvect_cross(int dim, const double *a, const double *b, double *out);
-/** Sum / product of the components. */
+/** Sum / product of the components (dim >= 1; from the first component, as AMReX). */
 BF_EXPORT double bf_realvect_sum(int dim, const double *a);
 BF_EXPORT double bf_realvect_product(int dim, const double *a);
 /** Squared 2-norm and 2-norm. */
@@ -108,8 +115,12 @@ BF_EXPORT int bf_realbox_define(int dim, const double *lo, const double *hi, bf_
 BF_EXPORT int bf_realbox_from_box(const bf_box *bx, const double *dx, const double *base, bf_realbox *rb);
 /** hi - lo in direction d (0 <= d < dim, not checked). */
 BF_EXPORT double bf_realbox_length(const bf_realbox *rb, int d);
-/** lo < hi in every direction. */
+/** hi - lo >= 0 in every direction (AMReX's RealBox::ok: a box of zero
+ *  length is ok; NaN is not). */
 BF_EXPORT bool bf_realbox_ok(const bf_realbox *rb);
+/** Finite corners with lo < hi in every direction: what a Geometry's physical
+ *  domain must be (boxfab's rule; AMReX aborts or computes nonsense otherwise). */
+BF_EXPORT bool bf_realbox_is_valid_domain(const bf_realbox *rb);
 /** Product of the lengths when ok, else 0 (AMReX's rule). */
 BF_EXPORT double bf_realbox_volume(const bf_realbox *rb);
 /** Point p (dim doubles) inside within eps: lo - eps < p < hi + eps in every
@@ -120,7 +131,9 @@ BF_EXPORT bool bf_realbox_contains_point(const bf_realbox *rb, const double *p, 
 BF_EXPORT bool bf_realbox_contains_box(const bf_realbox *rb, const bf_realbox *inner, double eps);
 /** The closed boxes overlap (touching counts): !(a.lo > b.hi || a.hi < b.lo) in every direction. */
 BF_EXPORT bool bf_realbox_intersects(const bf_realbox *a, const bf_realbox *b);
-/** |a.lo - b.lo| <= eps and |a.hi - b.hi| <= eps in every direction (same dim). */
+/** AMReX's AlmostEqual: in every direction each corner pair x, y has
+ *  |x - y| <= eps, or is equal within 2 ulps: |x - y| <= DBL_EPSILON * |x + y| * 2
+ *  or |x - y| < DBL_MIN (amrex::almostEqual).  False for different dims. */
 BF_EXPORT bool bf_realbox_almost_equal(const bf_realbox *a, const bf_realbox *b, double eps);
 
 /* ---- Periodicity ---------------------------------------------------------------- */
@@ -149,47 +162,83 @@ BF_EXPORT void bf_periodicity_domain(const bf_periodicity *p, bf_box *out);
  *  periodic directions). */
 BF_EXPORT void bf_periodicity_shifts(const bf_periodicity *p, bf_intvect *out, int *n);
 
-/* ---- Geometry -------------------------------------------------------------------- */
+/* ---- Geometry ---------------------------------------------------------------------
+ * AMReX's rules (AMReX_Geometry.H/.cpp, AMReX_CoordSys.H).  Each runtime instance
+ * has a default geometry per dimension (AMReX's DefaultGeometry()): an undefined
+ * geometry when the instance starts (a copy of the enclosing instance's default
+ * when initialize is nested, as AMReX's `new AMReX()` copies it), set by the
+ * first bf_geometry_setup / bf_geometry_define under that instance and by the
+ * bf_geometry_reset_default_* functions, and dropped when the instance is
+ * finalized.  Not thread-safe. */
 
-/** An undefined geometry (no defaults): domain = the empty box (1..1)-(0..0),
- *  prob_domain = bf_realbox_default, coord = BF_COORD_UNDEF, not periodic,
- *  dx = inv_dx = 0. */
+/** AMReX's Geometry() without a runtime: domain = the empty box (1..1)-(0..0),
+ *  prob_domain = bf_realbox_default, coord = BF_COORD_UNDEF, ok = false, not
+ *  periodic, dx = 0, inv_dx = +inf, empty round-off domain. */
 BF_EXPORT int bf_geometry_undefined(int dim, bf_geometry *g);
-/** The default geometry of Geometry(): bf_geometry_undefined, then
- *  - coord: BF_COORD_CARTESIAN while the runtime is initialized (AMReX reads
- *    geometry.coord_sys with default 0 at initialize), else undefined;
- *  - the ParmParse values geometry.prob_lo, geometry.prob_hi (dim reals each),
- *    geometry.coord_sys (int) and geometry.is_periodic (dim ints) when defined;
- *  - over those, the class-wide defaults set with bf_geometry_set_default_*.
- *  The domain stays the empty box (dx = inv_dx = 0).  BF_ERROR_VALUE when a
- *  ParmParse value does not parse, has the wrong count or is out of range. */
+/** AMReX's value-initialized GeometryData(): as bf_geometry_undefined but
+ *  coord = 0 (C++ zero-fills the plain members of `GeometryData()`). */
+BF_EXPORT int bf_geometry_data_default(int dim, bf_geometry *g);
+/** AMReX's Geometry(): a copy of the default geometry of the top runtime
+ *  instance, or bf_geometry_undefined when no instance is active.  Reads no
+ *  ParmParse value (AMReX reads them in Setup only). */
 BF_EXPORT int bf_geometry_default(int dim, bf_geometry *g);
-/** Class-wide defaults per dimension (AMReX's Geometry::ResetDefault*).  Process-wide,
- *  not thread-safe.  prob domain: any RealBox of that dim; periodicity: dim flags
- *  (nonzero = periodic); coord: -1..2 (BF_ERROR_VALUE otherwise). */
-BF_EXPORT int bf_geometry_set_default_prob_domain(const bf_realbox *rb);
-BF_EXPORT int bf_geometry_set_default_periodicity(int dim, const int *is_periodic);
-BF_EXPORT int bf_geometry_set_default_coord(int dim, int coord);
-/** Forget the class-wide defaults of dimension dim (0: all dimensions). */
-BF_EXPORT void bf_geometry_clear_defaults(int dim);
+/** AMReX's Geometry::Setup(rb, coord, is_periodic) for dimension dim: does
+ *  nothing when the default geometry is already ok; otherwise sets its
+ *  coord (coord when 0..2, else ParmParse geometry.coord_sys, default 0,
+ *  which is then added to ParmParse as AMReX's queryAdd does), its physical
+ *  domain (rb, or ParmParse geometry.prob_lo (default 0, added) and exactly one
+ *  of geometry.prob_hi / geometry.prob_extent), its periodicity (is_periodic,
+ *  or ParmParse geometry.is_periodic, default 0s, added) and ok = true.  The
+ *  domain, dx and round-off domain of the default stay as they are.
+ *  rb and is_periodic may be NULL.  Errors: BF_ERROR_RUNTIME without a runtime
+ *  instance; BF_ERROR_VALUE for a ParmParse value that does not parse, too few
+ *  values, a coord_sys outside -1..2, neither or both of prob_hi/prob_extent, or
+ *  a physical domain that is not finite with lo < hi; BF_ERROR_TYPE for an rb of
+ *  another dim.  Nothing changes on error. */
+BF_EXPORT int bf_geometry_setup(int dim, const bf_realbox *rb, int coord, const int *is_periodic);
+/** AMReX's Geometry::ResetDefaultProbDomain / ResetDefaultPeriodicity /
+ *  ResetDefaultCoord: change the default geometry of the top instance (its ok
+ *  flag stays as it is).  BF_ERROR_RUNTIME without a runtime instance;
+ *  BF_ERROR_VALUE for a physical domain that is not finite with lo < hi (what
+ *  bf_geometry_define refuses) or a coord outside -1..2.  Periodic flags:
+ *  nonzero = periodic. */
+BF_EXPORT int bf_geometry_reset_default_prob_domain(const bf_realbox *rb);
+BF_EXPORT int bf_geometry_reset_default_periodicity(int dim, const int *is_periodic);
+BF_EXPORT int bf_geometry_reset_default_coord(int dim, int coord);
 
-/** Define a geometry: `domain` must be a non-empty cell-centred box, `rb` an ok
- *  RealBox of the same dim, coord in -1..2, is_periodic dim flags (nonzero =
- *  periodic, stored as 0/1).  Computes dx, inv_dx and the round-off domain.
- *  Errors: BF_ERROR_TYPE when dims differ, BF_ERROR_VALUE otherwise; g is
+/** AMReX's Geometry::define(domain, rb, coord, is_periodic): runs
+ *  bf_geometry_setup(dim, rb, coord, is_periodic) when a runtime instance is
+ *  active (so the first geometry defined sets the default), then takes coord
+ *  (-1: the default's coord), is_periodic (NULL: the default's; nonzero =
+ *  periodic, stored as 0/1) and rb (NULL: the default's physical domain),
+ *  sets ok and computes the round-off domain.  Without a runtime instance the
+ *  default is a fresh one (coord -1 -> ParmParse geometry.coord_sys or 0) and
+ *  nothing is recorded.  `domain` must be a non-empty cell-centred box whose
+ *  lengths fit in a C int; the physical domain must be finite with lo < hi.
+ *  Errors: BF_ERROR_TYPE when dims differ, BF_ERROR_OVERFLOW for a domain
+ *  length past INT_MAX, BF_ERROR_VALUE otherwise (also when the round-off
+ *  domain cannot be computed, where AMReX aborts); g and the defaults are
  *  untouched on failure. */
 BF_EXPORT int bf_geometry_define(const bf_box *domain, const bf_realbox *rb, int coord, const int *is_periodic,
                                  bf_geometry *g);
-/** Recompute dx, inv_dx and the round-off domain from domain and prob_domain:
- *  dx[d] = (prob_hi - prob_lo) / ncells[d], inv_dx = 1 / dx.  When the domain is
- *  empty or prob_domain is not ok, dx = inv_dx = 0 and the round-off domain is
- *  empty (every position is outside). */
-BF_EXPORT void bf_geometry_compute(bf_geometry *g);
-/** Replace the index domain (non-empty, cell-centred, same dim) and recompute. */
+/** AMReX's Geometry::computeRoundoffDomain: dx[d] = (prob_hi - prob_lo) /
+ *  ncells[d], inv_dx = 1 / dx, then AMReX's search for roundoff_lo/roundoff_hi
+ *  (the lowest and highest positions whose cell index floor((x - prob_lo) *
+ *  inv_dx) lies in [0, ncells)), step for step, so the values are AMReX's bit
+ *  for bit.  BF_ERROR_VALUE where AMReX's search gives up (its
+ *  AMREX_ALWAYS_ASSERT aborts): an empty domain, a zero, infinite or NaN
+ *  length...; BF_ERROR_OVERFLOW for a domain length past INT_MAX.  g is
+ *  untouched on failure. */
+BF_EXPORT int bf_geometry_compute_roundoff_domain(bf_geometry *g);
+/** AMReX's Domain(box) and ProbDomain(rb) setters: replace and recompute the
+ *  round-off domain (g untouched on failure).  The domain must be cell-centred
+ *  (BF_ERROR_VALUE; AMReX asserts it), the physical domain finite with lo < hi
+ *  (BF_ERROR_VALUE: what bf_geometry_define refuses).  Either may fail as
+ *  bf_geometry_compute_roundoff_domain does, e.g. setting the physical domain
+ *  while the index domain is still empty. */
 BF_EXPORT int bf_geometry_set_domain(bf_geometry *g, const bf_box *domain);
-/** Replace the physical domain (same dim) and recompute. */
 BF_EXPORT int bf_geometry_set_prob_domain(bf_geometry *g, const bf_realbox *rb);
-/** Set the coordinate system (-1..2, BF_ERROR_VALUE otherwise). */
+/** Set the coordinate system (-1..2, BF_ERROR_VALUE otherwise); ok unchanged. */
 BF_EXPORT int bf_geometry_set_coord(bf_geometry *g, int coord);
 /** Replace the periodic flags (dim ints, nonzero = periodic); the old flags go to
  *  `old` (dim ints) when not NULL. */
@@ -202,30 +251,37 @@ BF_EXPORT double bf_geometry_prob_size(const bf_geometry *g);
  *  BF_ERROR_RUNTIME when not periodic in d (AMReX asserts there). */
 BF_EXPORT int bf_geometry_period(const bf_geometry *g, int d, int *period);
 /** Periodicity of the domain, or (box != NULL) with the lengths of `box`
- *  (same dim) in the periodic directions. */
+ *  (same dim, cell-centred: BF_ERROR_VALUE otherwise, AMReX asserts it) in the
+ *  periodic directions. */
 BF_EXPORT int bf_geometry_periodicity(const bf_geometry *g, const bf_box *box, bf_periodicity *p);
 /** The domain grown by ngrow[d] (dim ints) only in the non-periodic
  *  (periodic = false) or only in the periodic (periodic = true) directions. */
 BF_EXPORT int bf_geometry_grow_domain(const bf_geometry *g, const int *ngrow, bool periodic, bf_box *out);
-/** Coarsen / refine the domain by ratio (dim ints >= 1; BF_ERROR_VALUE otherwise)
- *  and recompute dx; the physical domain is unchanged. */
+/** AMReX's Geometry::coarsen / refine: coarsen / refine the domain by ratio
+ *  (dim ints >= 1; BF_ERROR_VALUE otherwise) and recompute dx and inv_dx.  As in
+ *  AMReX the round-off domain is NOT recomputed (call
+ *  bf_geometry_compute_roundoff_domain for that).  BF_ERROR_OVERFLOW when the
+ *  refined domain leaves C int or its length passes INT_MAX; g untouched on failure. */
 BF_EXPORT int bf_geometry_coarsen(bf_geometry *g, const int *ratio);
 BF_EXPORT int bf_geometry_refine(bf_geometry *g, const int *ratio);
-/** Cell index of position x in direction d with the rule every boxfab routine
- *  uses: domain.lo[d] + floor((x - prob_lo[d]) * inv_dx[d]) (as int64, no clamp;
- *  meaningful when dx > 0). */
+/** AMReX's CoordSys::CellCenter / LoEdge / HiEdge in direction d of cell
+ *  `point`: prob_lo[d] + dx[d] * (0.5 + point), prob_lo[d] + dx[d] * point,
+ *  prob_lo[d] + dx[d] * (point + 1).  BF_ERROR_INDEX for a bad d,
+ *  BF_ERROR_RUNTIME when g is not ok (AMReX asserts ok; its offset is not set). */
+BF_EXPORT int bf_geometry_cell_center(const bf_geometry *g, int d, int point, double *x);
+BF_EXPORT int bf_geometry_lo_edge(const bf_geometry *g, int d, int point, double *x);
+BF_EXPORT int bf_geometry_hi_edge(const bf_geometry *g, int d, int point, double *x);
+/** Cell index of position x in direction d as AMReX's particle code computes it:
+ *  domain.lo[d] + floor((x - prob_lo[d]) * inv_dx[d]) (as int64, clamped to
+ *  +-4e18 so that NaN and huge values stay representable; meaningful when dx > 0). */
 BF_EXPORT int64_t bf_geometry_cell_index(const bf_geometry *g, int d, double x);
-/** Position x (dim doubles) in the round-off domain: roundoff_lo[d] <= x[d] <
- *  roundoff_hi[d] in every direction.  The round-off domain is AMReX's idea
- *  (a domain slightly inside prob_domain) made exact: a position inside always
- *  maps, through bf_geometry_cell_index, to a cell of the domain despite
- *  floating-point round-off.  roundoff_lo = prob_lo (x >= prob_lo gives
- *  x - prob_lo >= 0 in IEEE arithmetic, so the index is >= domain.lo), and
- *  roundoff_hi = min(prob_hi, the smallest double whose cell index is past the
- *  domain's last cell), found by bisection over the ordered doubles (the index
- *  is monotone in x); it is usually prob_hi or a few ulps below. */
+/** AMReX's insideRoundoffDomain: roundoff_lo[d] <= x[d] <= roundoff_hi[d] is not
+ *  violated in any direction, i.e. !(x[d] < roundoff_lo[d] || x[d] > roundoff_hi[d]).
+ *  Every position inside maps, through bf_geometry_cell_index, to a cell of the
+ *  domain.  As in AMReX a NaN component is not outside. */
 BF_EXPORT bool bf_geometry_inside_roundoff_domain(const bf_geometry *g, const double *x);
-/** Not inside. */
+/** AMReX's outsideRoundoffDomain: x[d] < roundoff_lo[d] or x[d] > roundoff_hi[d]
+ *  in some direction. */
 BF_EXPORT bool bf_geometry_outside_roundoff_domain(const bf_geometry *g, const double *x);
 
 #ifdef __cplusplus

@@ -1,20 +1,15 @@
-/* Geometry: domain, physical domain, coordinates, periodicity, defaults
- * (see include/boxfab/geometry.h). */
+/* Geometry: domain, physical domain, coordinates, periodicity, the default
+ * geometry of each runtime instance and the round-off domain, by AMReX's rules
+ * (AMReX_Geometry.H/.cpp, AMReX_CoordSys.H; see include/boxfab/geometry.h). */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "boxfab/geometry.h"
 #include "boxfab/parmparse.h"
 #include "boxfab/runtime.h"
-
-/* ---- class-wide defaults (Geometry::ResetDefault*) --------------------------- */
-static struct {
-  bool has_rb, has_per, has_coord;
-  bf_realbox rb;
-  int is_periodic[BF_SPACEDIM_MAX];
-  int coord;
-} geometry_defaults[BF_SPACEDIM_MAX + 1];
 
 static int check_coord(int coord) {
   BF_CHECK(coord >= BF_COORD_UNDEF && coord <= BF_COORD_SPHERICAL, BF_ERROR_VALUE,
@@ -22,34 +17,29 @@ static int check_coord(int coord) {
   return BF_SUCCESS;
 }
 
-int bf_geometry_set_default_prob_domain(const bf_realbox *rb) {
-  BF_CHECK_DIM(rb->dim);
-  geometry_defaults[rb->dim].rb = *rb;
-  geometry_defaults[rb->dim].has_rb = true;
+static int check_prob_domain(const bf_realbox *rb, int dim) {
+  BF_CHECK(rb->dim == dim, BF_ERROR_TYPE, "RealBox has dimension %d, expected %d", rb->dim, dim);
+  for (int d = 0; d < dim; ++d)
+    BF_CHECK(isfinite(rb->lo[d]) && isfinite(rb->hi[d]) && rb->lo[d] < rb->hi[d], BF_ERROR_VALUE,
+             "the physical domain must be finite with lo < hi in every direction, got lo = %g, hi = %g in "
+             "direction %d",
+             rb->lo[d], rb->hi[d], d);
   return BF_SUCCESS;
 }
 
-int bf_geometry_set_default_periodicity(int dim, const int *is_periodic) {
-  BF_CHECK_DIM(dim);
-  for (int d = 0; d < dim; ++d) geometry_defaults[dim].is_periodic[d] = is_periodic[d] != 0;
-  geometry_defaults[dim].has_per = true;
+/* Cell-centred, non-empty, lengths within C int (AMReX keeps them in int). */
+static int check_domain(const bf_box *domain, int dim) {
+  BF_CHECK(domain->dim == dim, BF_ERROR_TYPE, "domain has dimension %d, expected %d", domain->dim, dim);
+  BF_CHECK(domain->type == 0, BF_ERROR_VALUE, "the index domain must be cell-centered (type 0x%x)", domain->type);
+  BF_CHECK(bf_box_ok(domain), BF_ERROR_VALUE, "the index domain must be a non-empty box");
+  for (int d = 0; d < dim; ++d)
+    BF_CHECK(bf_box_length(domain, d) <= INT_MAX, BF_ERROR_OVERFLOW,
+             "the index domain has %lld cells in direction %d, more than a C int holds",
+             (long long)bf_box_length(domain, d), d);
   return BF_SUCCESS;
 }
 
-int bf_geometry_set_default_coord(int dim, int coord) {
-  BF_CHECK_DIM(dim);
-  BF_CALL(check_coord(coord));
-  geometry_defaults[dim].coord = coord;
-  geometry_defaults[dim].has_coord = true;
-  return BF_SUCCESS;
-}
-
-void bf_geometry_clear_defaults(int dim) {
-  for (int d = 0; d <= BF_SPACEDIM_MAX; ++d)
-    if (dim == 0 || d == dim) memset(&geometry_defaults[d], 0, sizeof geometry_defaults[d]);
-}
-
-/* ---- definition -------------------------------------------------------------- */
+/* ---- undefined geometry, GeometryData() ---------------------------------------- */
 int bf_geometry_undefined(int dim, bf_geometry *g) {
   BF_CHECK_DIM(dim);
   bf_geometry r;
@@ -59,17 +49,122 @@ int bf_geometry_undefined(int dim, bf_geometry *g) {
   for (int d = 0; d < dim; ++d) r.domain.lo[d] = 1, r.domain.hi[d] = 0;
   BF_CALL(bf_realbox_default(dim, &r.prob_domain));
   r.coord = BF_COORD_UNDEF;
-  bf_geometry_compute(&r);
+  r.ok = false;
+  for (int d = 0; d < dim; ++d) {
+    r.inv_dx[d] = INFINITY;
+    r.roundoff_lo[d] = INFINITY;
+    r.roundoff_hi[d] = -INFINITY;
+  }
   *g = r;
   return BF_SUCCESS;
 }
 
-/* Read `name` (dim values) from ParmParse if defined. */
+int bf_geometry_data_default(int dim, bf_geometry *g) {
+  BF_CALL(bf_geometry_undefined(dim, g));
+  g->coord = 0;
+  return BF_SUCCESS;
+}
+
+/* ---- default geometry of each runtime instance (AMReX::getDefaultGeometry) -----
+ * Runtime instance ids grow and instances are pushed on top, so the stack is
+ * ordered by id.  An instance without an entry has the default of the nearest
+ * instance below it that has one (AMReX's `new AMReX()` copies the top's
+ * default; that one cannot change while it is not on top).  An entry is made
+ * when an instance's default first changes; when an instance is finalized, the
+ * nearest live instance above it gets a copy of its entry if it has none. */
+#define GEOM_MAX_ENTRIES 64 /* the runtime's stack depth */
+
+typedef struct {
+  uint64_t id;
+  bf_geometry g[BF_SPACEDIM_MAX + 1];
+} default_entry;
+
+static default_entry entries[GEOM_MAX_ENTRIES];
+static int nentries;
+static bool hook_added;
+
+static default_entry *entry_of(uint64_t id) {
+  for (int i = 0; i < nentries; ++i)
+    if (entries[i].id == id) return &entries[i];
+  return NULL;
+}
+
+/* The entry whose default instance `id` has (its own or inherited), or NULL. */
+static default_entry *entry_for(uint64_t id) {
+  default_entry *best = NULL;
+  for (int i = 0; i < nentries; ++i)
+    if (entries[i].id <= id && bf_runtime_alive(entries[i].id) && (!best || entries[i].id > best->id))
+      best = &entries[i];
+  return best;
+}
+
+static void drop_entry(default_entry *e) {
+  *e = entries[--nentries];
+}
+
+static void on_finalize(uint64_t id, void *ctx) {
+  (void)ctx;
+  default_entry *e = entry_of(id);
+  if (!e) return;
+  uint64_t top = bf_runtime_top();
+  for (uint64_t k = id + 1; k <= top; ++k) { /* the nearest live instance above inherits */
+    if (!bf_runtime_alive(k)) continue;
+    if (!entry_of(k) && nentries < GEOM_MAX_ENTRIES) {
+      entries[nentries] = *e; /* appending moves no entry: e stays valid */
+      entries[nentries++].id = k;
+    }
+    break;
+  }
+  drop_entry(e);
+}
+
+/* The default geometry of the top instance for writing (its entry is made if
+ * needed).  BF_ERROR_RUNTIME without an instance. */
+static int top_default(int dim, bf_geometry **out) {
+  BF_CHECK_DIM(dim);
+  uint64_t top = bf_runtime_top();
+  BF_CHECK(top != 0, BF_ERROR_RUNTIME,
+           "the default Geometry belongs to a runtime instance: call initialize() first");
+  default_entry *e = entry_of(top);
+  if (!e) {
+    if (!hook_added) {
+      BF_CALL(bf_runtime_add_finalize_hook(on_finalize, NULL));
+      hook_added = true;
+    }
+    BF_CHECK(nentries < GEOM_MAX_ENTRIES, BF_ERROR_RUNTIME, "too many runtime instances with a default Geometry");
+    default_entry *from = entry_for(top);
+    default_entry n;
+    if (from) {
+      n = *from;
+    } else {
+      for (int d = 1; d <= BF_SPACEDIM_MAX; ++d) BF_CALL(bf_geometry_undefined(d, &n.g[d]));
+    }
+    n.id = top;
+    entries[nentries] = n;
+    e = &entries[nentries++];
+  }
+  *out = &e->g[dim];
+  return BF_SUCCESS;
+}
+
+int bf_geometry_default(int dim, bf_geometry *g) {
+  BF_CHECK_DIM(dim);
+  uint64_t top = bf_runtime_top();
+  default_entry *e = top ? entry_for(top) : NULL;
+  if (e) {
+    *g = e->g[dim];
+    return BF_SUCCESS;
+  }
+  return bf_geometry_undefined(dim, g);
+}
+
+/* ---- Setup ------------------------------------------------------------------------ */
+/* ParmParse geometry.<name>: *found, and the first `dim` values (at least dim needed). */
 static int query_reals(const char *name, int dim, double *out, bool *found) {
   int n = bf_parmparse_count(name);
   *found = n >= 0;
   if (!*found) return BF_SUCCESS;
-  BF_CHECK(n == dim, BF_ERROR_VALUE, "ParmParse %s needs %d values, has %d", name, dim, n);
+  BF_CHECK(n >= dim, BF_ERROR_VALUE, "ParmParse %s needs %d values, has %d", name, dim, n);
   for (int d = 0; d < dim; ++d) {
     bool f;
     BF_CALL(bf_parmparse_query_real(name, d, &f, &out[d]));
@@ -81,7 +176,7 @@ static int query_ints(const char *name, int dim, int *out, bool *found) {
   int n = bf_parmparse_count(name);
   *found = n >= 0;
   if (!*found) return BF_SUCCESS;
-  BF_CHECK(n == dim, BF_ERROR_VALUE, "ParmParse %s needs %d values, has %d", name, dim, n);
+  BF_CHECK(n >= dim, BF_ERROR_VALUE, "ParmParse %s needs %d values, has %d", name, dim, n);
   for (int d = 0; d < dim; ++d) {
     bool f;
     BF_CALL(bf_parmparse_query_int(name, d, &f, &out[d]));
@@ -89,119 +184,305 @@ static int query_ints(const char *name, int dim, int *out, bool *found) {
   return BF_SUCCESS;
 }
 
-int bf_geometry_default(int dim, bf_geometry *g) {
-  bf_geometry r;
-  BF_CALL(bf_geometry_undefined(dim, &r));
-  if (bf_runtime_initialized()) r.coord = BF_COORD_CARTESIAN;
-  double lo[BF_SPACEDIM_MAX], hi[BF_SPACEDIM_MAX];
-  bool found_lo, found_hi, found;
-  BF_CALL(query_reals("geometry.prob_lo", dim, lo, &found_lo));
-  BF_CALL(query_reals("geometry.prob_hi", dim, hi, &found_hi));
-  for (int d = 0; d < dim; ++d) {
-    if (found_lo) r.prob_domain.lo[d] = lo[d];
-    if (found_hi) r.prob_domain.hi[d] = hi[d];
+/* What AMReX's queryAdd adds when a name is absent. */
+typedef struct {
+  bool coord, prob_lo, is_periodic;
+} setup_adds;
+
+/* Setup's changes to the default `gg` (which must not be ok), computed into
+ * *gg without touching ParmParse; `adds` says what queryAdd would add. */
+static int setup_compute(bf_geometry *gg, const bf_realbox *rb, int coord, const int *is_periodic, setup_adds *adds) {
+  int dim = gg->dim;
+  *adds = (setup_adds){false, false, false};
+  if (coord >= 0 && coord <= 2) {
+    gg->coord = coord;
+  } else {
+    int c = 0;
+    bool found;
+    BF_CALL(bf_parmparse_query_int("geometry.coord_sys", 0, &found, &c));
+    if (found) {
+      BF_CHECK(c >= BF_COORD_UNDEF && c <= BF_COORD_SPHERICAL, BF_ERROR_VALUE,
+               "ParmParse geometry.coord_sys must be -1, 0, 1 or 2, got %d", c);
+    }
+    adds->coord = !found;
+    gg->coord = c;
   }
-  int coord;
-  BF_CALL(bf_parmparse_query_int("geometry.coord_sys", 0, &found, &coord));
-  if (found) {
-    BF_CALL(check_coord(coord));
-    r.coord = coord;
+  if (rb) {
+    BF_CALL(check_prob_domain(rb, dim));
+    gg->prob_domain = *rb;
+  } else {
+    double lo[BF_SPACEDIM_MAX] = {0.0, 0.0, 0.0}, hi[BF_SPACEDIM_MAX], ext[BF_SPACEDIM_MAX];
+    bool found_lo, found_hi, found_ext;
+    BF_CALL(query_reals("geometry.prob_lo", dim, lo, &found_lo));
+    BF_CALL(query_reals("geometry.prob_hi", dim, hi, &found_hi));
+    BF_CALL(query_reals("geometry.prob_extent", dim, ext, &found_ext));
+    BF_CHECK(found_hi != found_ext, BF_ERROR_VALUE,
+             "the physical domain needs exactly one of ParmParse geometry.prob_hi and geometry.prob_extent (%s)",
+             found_hi ? "both are set" : "neither is set");
+    if (found_ext)
+      for (int d = 0; d < dim; ++d) hi[d] = lo[d] + ext[d];
+    bf_realbox r;
+    BF_CALL(bf_realbox_define(dim, lo, hi, &r));
+    BF_CALL(check_prob_domain(&r, dim));
+    adds->prob_lo = !found_lo;
+    gg->prob_domain = r;
   }
-  int per[BF_SPACEDIM_MAX];
-  BF_CALL(query_ints("geometry.is_periodic", dim, per, &found));
-  if (found)
-    for (int d = 0; d < dim; ++d) r.is_periodic[d] = per[d] != 0;
-  if (geometry_defaults[dim].has_rb) r.prob_domain = geometry_defaults[dim].rb;
-  if (geometry_defaults[dim].has_coord) r.coord = geometry_defaults[dim].coord;
-  if (geometry_defaults[dim].has_per) memcpy(r.is_periodic, geometry_defaults[dim].is_periodic, sizeof r.is_periodic);
-  bf_geometry_compute(&r);
+  if (is_periodic) {
+    for (int d = 0; d < dim; ++d) gg->is_periodic[d] = is_periodic[d] != 0;
+  } else {
+    int per[BF_SPACEDIM_MAX] = {0, 0, 0};
+    bool found;
+    BF_CALL(query_ints("geometry.is_periodic", dim, per, &found));
+    adds->is_periodic = !found;
+    for (int d = 0; d < dim; ++d) gg->is_periodic[d] = per[d] != 0;
+  }
+  gg->ok = true;
+  return BF_SUCCESS;
+}
+
+/* ParmParse gets what queryAdd adds: "0" per value, as AMReX writes 0 and 0.0. */
+static int setup_commit_adds(int dim, const setup_adds *adds) {
+  static const char *const zeros[BF_SPACEDIM_MAX] = {"0", "0", "0"};
+  if (adds->coord) BF_CALL(bf_parmparse_add("geometry.coord_sys", 1, zeros));
+  if (adds->prob_lo) BF_CALL(bf_parmparse_add("geometry.prob_lo", dim, zeros));
+  if (adds->is_periodic) BF_CALL(bf_parmparse_add("geometry.is_periodic", dim, zeros));
+  return BF_SUCCESS;
+}
+
+int bf_geometry_setup(int dim, const bf_realbox *rb, int coord, const int *is_periodic) {
+  bf_geometry *gg;
+  BF_CALL(top_default(dim, &gg));
+  if (gg->ok) return BF_SUCCESS;
+  bf_geometry n = *gg;
+  setup_adds adds;
+  BF_CALL(setup_compute(&n, rb, coord, is_periodic, &adds));
+  BF_CALL(setup_commit_adds(dim, &adds));
+  *gg = n;
+  return BF_SUCCESS;
+}
+
+int bf_geometry_reset_default_prob_domain(const bf_realbox *rb) {
+  BF_CHECK_DIM(rb->dim);
+  BF_CALL(check_prob_domain(rb, rb->dim));
+  bf_geometry *gg;
+  BF_CALL(top_default(rb->dim, &gg));
+  gg->prob_domain = *rb;
+  return BF_SUCCESS;
+}
+
+int bf_geometry_reset_default_periodicity(int dim, const int *is_periodic) {
+  bf_geometry *gg;
+  BF_CALL(top_default(dim, &gg));
+  for (int d = 0; d < dim; ++d) gg->is_periodic[d] = is_periodic[d] != 0;
+  return BF_SUCCESS;
+}
+
+int bf_geometry_reset_default_coord(int dim, int coord) {
+  BF_CHECK_DIM(dim);
+  BF_CALL(check_coord(coord));
+  bf_geometry *gg;
+  BF_CALL(top_default(dim, &gg));
+  gg->coord = coord;
+  return BF_SUCCESS;
+}
+
+/* ---- round-off domain (Geometry::computeRoundoffDomain) ---------------------------
+ * The same search as AMReX's, in the same order with the same arithmetic, so
+ * that roundoff_lo/hi equal AMReX's bit for bit. */
+#define ROUNDOFF_MAXITERS 200
+
+/* AMReX's is_outside: idx = int(floor((x - plo) * dxinv)); idx < 0 || idx >= ncells.
+ * A floor outside int's range (or NaN) converts to INT_MIN on x86-64 and
+ * saturates elsewhere: outside either way. */
+static bool ro_outside(double x, double plo, double dxinv, int ncells) {
+  double f = floor((x - plo) * dxinv);
+  if (!(f >= (double)INT_MIN && f <= (double)INT_MAX)) return true;
+  int idx = (int)f;
+  return idx < 0 || idx >= ncells;
+}
+
+static double ro_max(double a, double b) { return a < b ? b : a; } /* std::max(a, b) */
+
+/* One direction; 0 on success, -1 where AMReX's AMREX_ALWAYS_ASSERT fails. */
+static int ro_direction(double plo, double phi, double dx, double dxinv, int ncells, double *out_lo, double *out_hi) {
+  const double epsilon = DBL_EPSILON;
+  double rlo = plo, rhi = phi;
+#define OUTSIDE(x) ro_outside((x), plo, dxinv, ncells)
+#define INSIDE(x) (!OUTSIDE(x))
+  double rlo_out;
+  if (INSIDE(rlo)) {
+    double eps = epsilon * (rhi - rlo);
+    int iters = 0;
+    rlo_out = rlo - eps;
+    while (INSIDE(rlo_out) && iters < ROUNDOFF_MAXITERS) {
+      eps *= 2.0;
+      rlo_out = rlo - eps;
+      ++iters;
+    }
+    if (!(rlo_out > -DBL_MAX && iters < ROUNDOFF_MAXITERS)) return -1;
+  } else {
+    double eps = epsilon * (rhi - rlo);
+    int iters = 0;
+    double rtmp = rlo + eps;
+    while (OUTSIDE(rtmp) && iters < ROUNDOFF_MAXITERS) {
+      eps *= 2.0;
+      rtmp = rlo + eps;
+      ++iters;
+    }
+    rlo_out = rlo;
+    rlo = rtmp;
+    if (!(rtmp > -DBL_MAX && iters < ROUNDOFF_MAXITERS)) return -1;
+  }
+  { /* rlo_out is outside, rlo inside: bisect until rlo - 2 eps max(dx, |rlo|) is outside */
+    int iters = 0;
+    double e = epsilon * ro_max(dx, fabs(rlo)) * 2.0;
+    double rlo_minus = rlo - e;
+    bool minus_inside = INSIDE(rlo_minus);
+    while (minus_inside && iters < ROUNDOFF_MAXITERS) {
+      double rmid = 0.5 * (rlo_out + rlo);
+      if (rmid == rlo_out || rmid == rlo) break;
+      if (INSIDE(rmid)) {
+        rlo = rmid;
+        e = epsilon * ro_max(dx, fabs(rlo)) * 2.0;
+        rlo_minus = rlo - e;
+        minus_inside = INSIDE(rlo_minus);
+      } else {
+        rlo_out = rmid;
+      }
+      ++iters;
+    }
+    if (!(rlo_minus > -DBL_MAX && iters < ROUNDOFF_MAXITERS)) return -1;
+  }
+  double rhi_out;
+  if (INSIDE(rhi)) {
+    double eps = epsilon * (rhi - rlo);
+    int iters = 0;
+    rhi_out = rhi + eps;
+    while (INSIDE(rhi_out) && iters < ROUNDOFF_MAXITERS) {
+      eps *= 2.0;
+      rhi_out = rhi + eps;
+      ++iters;
+    }
+    if (!(rhi_out > -DBL_MAX && iters < ROUNDOFF_MAXITERS)) return -1;
+  } else {
+    double eps = epsilon * (rhi - rlo);
+    int iters = 0;
+    double rtmp = rhi - eps;
+    while (OUTSIDE(rtmp) && iters < ROUNDOFF_MAXITERS) {
+      eps *= 2.0;
+      rtmp = rhi - eps;
+      ++iters;
+    }
+    rhi_out = rhi;
+    rhi = rtmp;
+    if (!(rtmp > -DBL_MAX && iters < ROUNDOFF_MAXITERS)) return -1;
+  }
+  { /* rhi inside, rhi_out outside: bisect until rhi + 2 eps max(dx, |rhi|) is outside */
+    int iters = 0;
+    double e = epsilon * ro_max(dx, fabs(rhi)) * 2.0;
+    double rhi_plus = rhi + e;
+    bool plus_inside = INSIDE(rhi_plus);
+    while (plus_inside && iters < ROUNDOFF_MAXITERS) {
+      double rmid = 0.5 * (rhi + rhi_out);
+      if (rmid == rhi || rmid == rhi_out) break;
+      if (INSIDE(rmid)) {
+        rhi = rmid;
+        e = epsilon * ro_max(dx, fabs(rhi)) * 2.0;
+        rhi_plus = rhi + e;
+        plus_inside = INSIDE(rhi_plus);
+      } else {
+        rhi_out = rmid;
+      }
+      ++iters;
+    }
+    if (!(rhi_plus > -DBL_MAX && iters < ROUNDOFF_MAXITERS)) return -1;
+  }
+#undef INSIDE
+#undef OUTSIDE
+  *out_lo = rlo;
+  *out_hi = rhi;
+  return 0;
+}
+
+int bf_geometry_compute_roundoff_domain(bf_geometry *g) {
+  BF_CHECK_DIM(g->dim);
+  bf_geometry r = *g;
+  for (int d = 0; d < r.dim; ++d) {
+    int64_t n = bf_box_length(&r.domain, d);
+    BF_CHECK(n <= INT_MAX, BF_ERROR_OVERFLOW, "the index domain has %lld cells in direction %d, more than a C int holds",
+             (long long)n, d);
+    r.dx[d] = bf_realbox_length(&r.prob_domain, d) / (double)n;
+    r.inv_dx[d] = 1.0 / r.dx[d];
+  }
+  for (int d = 0; d < r.dim; ++d) {
+    int64_t n = bf_box_length(&r.domain, d);
+    BF_CHECK(n > 0, BF_ERROR_VALUE,
+             "the round-off domain needs a non-empty index domain (direction %d has %lld cells): set the domain "
+             "first (AMReX aborts here)",
+             d, (long long)n);
+    double plo = r.prob_domain.lo[d], phi = r.prob_domain.hi[d];
+    BF_CHECK(ro_direction(plo, phi, r.dx[d], r.inv_dx[d], (int)n, &r.roundoff_lo[d], &r.roundoff_hi[d]) == 0,
+             BF_ERROR_VALUE,
+             "the round-off domain cannot be computed in direction %d for the physical domain [%.17g, %.17g] with "
+             "%lld cells (AMReX aborts here)",
+             d, plo, phi, (long long)n);
+  }
   *g = r;
   return BF_SUCCESS;
 }
 
-static int check_domain(const bf_box *domain, int dim) {
-  BF_CHECK(domain->dim == dim, BF_ERROR_TYPE, "domain has dimension %d, expected %d", domain->dim, dim);
-  BF_CHECK(bf_box_ok(domain), BF_ERROR_VALUE, "the index domain must be a non-empty box");
-  BF_CHECK(domain->type == 0, BF_ERROR_VALUE, "the index domain must be cell-centered (type 0x%x)", domain->type);
-  return BF_SUCCESS;
-}
-
+/* ---- definition ------------------------------------------------------------------- */
 int bf_geometry_define(const bf_box *domain, const bf_realbox *rb, int coord, const int *is_periodic,
                        bf_geometry *g) {
   BF_CHECK_DIM(domain->dim);
   int dim = domain->dim;
   BF_CALL(check_domain(domain, dim));
-  BF_CHECK(rb->dim == dim, BF_ERROR_TYPE, "RealBox has dimension %d, domain %d", rb->dim, dim);
-  BF_CHECK(bf_realbox_ok(rb), BF_ERROR_VALUE, "the physical domain must have lo < hi in every direction");
+  if (rb) BF_CALL(check_prob_domain(rb, dim));
   BF_CALL(check_coord(coord));
+  /* Setup's effect on the default, computed first and committed last. */
+  bf_geometry *gg = NULL, nd;
+  bool runtime = bf_runtime_initialized();
+  if (runtime) {
+    BF_CALL(top_default(dim, &gg));
+    nd = *gg;
+  } else {
+    BF_CALL(bf_geometry_undefined(dim, &nd));
+  }
+  setup_adds adds = {false, false, false};
+  bool run_setup = !nd.ok;
+  if (run_setup) BF_CALL(setup_compute(&nd, rb, coord, is_periodic, &adds));
   bf_geometry r;
-  memset(&r, 0, sizeof r);
-  r.dim = dim;
+  BF_CALL(bf_geometry_undefined(dim, &r));
+  r.coord = coord == BF_COORD_UNDEF ? nd.coord : coord;
+  for (int d = 0; d < dim; ++d) r.is_periodic[d] = is_periodic ? is_periodic[d] != 0 : nd.is_periodic[d];
+  r.prob_domain = rb ? *rb : nd.prob_domain;
+  if (!rb) BF_CALL(check_prob_domain(&r.prob_domain, dim));
   r.domain = *domain;
-  r.prob_domain = *rb;
-  r.coord = coord;
-  for (int d = 0; d < dim; ++d) r.is_periodic[d] = is_periodic[d] != 0;
-  bf_geometry_compute(&r);
+  r.ok = true;
+  BF_CALL(bf_geometry_compute_roundoff_domain(&r));
+  if (runtime && run_setup) {
+    BF_CALL(setup_commit_adds(dim, &adds));
+    *gg = nd;
+  }
   *g = r;
   return BF_SUCCESS;
 }
 
-/* Doubles in their numeric order as int64 keys (-0.0 and +0.0 share key 0). */
-static int64_t double_key(double x) {
-  int64_t b;
-  memcpy(&b, &x, sizeof b);
-  return b >= 0 ? b : -(b & INT64_MAX);
-}
-
-static double key_double(int64_t k) {
-  int64_t b = k >= 0 ? k : ((-k) | INT64_MIN);
-  double x;
-  memcpy(&x, &b, sizeof x);
-  return x;
-}
-
-/* Smallest double in (plo, phi] whose cell index is past the last cell, or phi. */
-static double roundoff_hi(const bf_geometry *g, int d) {
-  double plo = g->prob_domain.lo[d], phi = g->prob_domain.hi[d];
-  int64_t last = g->domain.hi[d];
-  if (bf_geometry_cell_index(g, d, phi) <= last) return phi;
-  int64_t lo = double_key(plo), hi = double_key(phi); /* index(lo) <= last < index(hi) */
-  while ((uint64_t)hi - (uint64_t)lo > 1) {
-    int64_t mid = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
-    if (bf_geometry_cell_index(g, d, key_double(mid)) <= last) lo = mid;
-    else hi = mid;
-  }
-  return key_double(hi);
-}
-
-void bf_geometry_compute(bf_geometry *g) {
-  bool ok = bf_box_ok(&g->domain) && bf_realbox_ok(&g->prob_domain);
-  for (int d = 0; d < BF_SPACEDIM_MAX; ++d) g->dx[d] = g->inv_dx[d] = g->roundoff_lo[d] = g->roundoff_hi[d] = 0.0;
-  for (int d = 0; d < g->dim; ++d) {
-    if (ok) {
-      g->dx[d] = bf_realbox_length(&g->prob_domain, d) / (double)bf_box_length(&g->domain, d);
-      g->inv_dx[d] = 1.0 / g->dx[d];
-    }
-  }
-  for (int d = 0; d < g->dim; ++d) {
-    if (ok) {
-      g->roundoff_lo[d] = g->prob_domain.lo[d];
-      g->roundoff_hi[d] = roundoff_hi(g, d);
-    } /* else lo == hi == 0: empty, everything is outside */
-  }
-}
-
 int bf_geometry_set_domain(bf_geometry *g, const bf_box *domain) {
   BF_CALL(check_domain(domain, g->dim));
-  g->domain = *domain;
-  bf_geometry_compute(g);
+  bf_geometry r = *g;
+  r.domain = *domain;
+  BF_CALL(bf_geometry_compute_roundoff_domain(&r));
+  *g = r;
   return BF_SUCCESS;
 }
 
 int bf_geometry_set_prob_domain(bf_geometry *g, const bf_realbox *rb) {
-  BF_CHECK(rb->dim == g->dim, BF_ERROR_TYPE, "RealBox has dimension %d, geometry %d", rb->dim, g->dim);
-  g->prob_domain = *rb;
-  bf_geometry_compute(g);
+  BF_CALL(check_prob_domain(rb, g->dim));
+  bf_geometry r = *g;
+  r.prob_domain = *rb;
+  BF_CALL(bf_geometry_compute_roundoff_domain(&r));
+  *g = r;
   return BF_SUCCESS;
 }
 
@@ -231,16 +512,16 @@ bool bf_geometry_is_all_periodic(const bf_geometry *g) {
 }
 
 double bf_geometry_prob_size(const bf_geometry *g) {
-  double v = 1.0;
-  for (int d = 0; d < g->dim; ++d) v *= bf_realbox_length(&g->prob_domain, d);
+  double v = bf_realbox_length(&g->prob_domain, 0);
+  for (int d = 1; d < g->dim; ++d) v *= bf_realbox_length(&g->prob_domain, d);
   return v;
 }
 
 static int length_int(const bf_box *b, int d, int *out) {
   int64_t n = bf_box_length(b, d);
-  BF_CHECK(n <= INT_MAX, BF_ERROR_OVERFLOW, "box length %lld in direction %d does not fit in a C int", (long long)n,
-           d);
-  *out = n < 0 ? 0 : (int)n;
+  BF_CHECK(n <= INT_MAX && n >= INT_MIN, BF_ERROR_OVERFLOW,
+           "box length %lld in direction %d does not fit in a C int", (long long)n, d);
+  *out = (int)n;
   return BF_SUCCESS;
 }
 
@@ -253,11 +534,12 @@ int bf_geometry_period(const bf_geometry *g, int d, int *period) {
 int bf_geometry_periodicity(const bf_geometry *g, const bf_box *box, bf_periodicity *p) {
   const bf_box *b = box ? box : &g->domain;
   BF_CHECK(b->dim == g->dim, BF_ERROR_TYPE, "box has dimension %d, geometry %d", b->dim, g->dim);
-  bf_periodicity r = {.dim = g->dim};
+  BF_CHECK(!box || box->type == 0, BF_ERROR_VALUE, "periodicity(b) needs a cell-centered box (type 0x%x)",
+           box ? box->type : 0u);
+  int len[BF_SPACEDIM_MAX] = {0, 0, 0};
   for (int d = 0; d < g->dim; ++d)
-    if (g->is_periodic[d]) BF_CALL(length_int(b, d, &r.period[d]));
-  *p = r;
-  return BF_SUCCESS;
+    if (g->is_periodic[d]) BF_CALL(length_int(b, d, &len[d]));
+  return bf_periodicity_define(g->dim, len, p);
 }
 
 int bf_geometry_grow_domain(const bf_geometry *g, const int *ngrow, bool periodic, bf_box *out) {
@@ -274,17 +556,57 @@ static int check_ratio(const bf_geometry *g, const int *ratio) {
   return BF_SUCCESS;
 }
 
+/* dx and inv_dx of the new domain; the round-off domain stays (AMReX's coarsen/refine). */
+static int recompute_dx(bf_geometry *g) {
+  for (int d = 0; d < g->dim; ++d) {
+    int64_t n = bf_box_length(&g->domain, d);
+    BF_CHECK(n <= INT_MAX, BF_ERROR_OVERFLOW, "the index domain has %lld cells in direction %d, more than a C int holds",
+             (long long)n, d);
+    g->dx[d] = (g->prob_domain.hi[d] - g->prob_domain.lo[d]) / (double)n;
+    g->inv_dx[d] = 1.0 / g->dx[d];
+  }
+  return BF_SUCCESS;
+}
+
 int bf_geometry_coarsen(bf_geometry *g, const int *ratio) {
   BF_CALL(check_ratio(g, ratio));
-  BF_CALL(bf_box_coarsen(&g->domain, ratio));
-  bf_geometry_compute(g);
+  bf_geometry r = *g;
+  BF_CALL(bf_box_coarsen(&r.domain, ratio));
+  BF_CALL(recompute_dx(&r));
+  *g = r;
   return BF_SUCCESS;
 }
 
 int bf_geometry_refine(bf_geometry *g, const int *ratio) {
   BF_CALL(check_ratio(g, ratio));
-  BF_CALL(bf_box_refine(&g->domain, ratio));
-  bf_geometry_compute(g);
+  bf_geometry r = *g;
+  BF_CALL(bf_box_refine(&r.domain, ratio));
+  BF_CALL(recompute_dx(&r));
+  *g = r;
+  return BF_SUCCESS;
+}
+
+static int check_position_query(const bf_geometry *g, int d) {
+  BF_CHECK(d >= 0 && d < g->dim, BF_ERROR_INDEX, "direction %d out of range [0, %d)", d, g->dim);
+  BF_CHECK(g->ok, BF_ERROR_RUNTIME, "the Geometry is not defined (define it first; AMReX asserts ok() here)");
+  return BF_SUCCESS;
+}
+
+int bf_geometry_cell_center(const bf_geometry *g, int d, int point, double *x) {
+  BF_CALL(check_position_query(g, d));
+  *x = g->prob_domain.lo[d] + g->dx[d] * (0.5 + (double)point);
+  return BF_SUCCESS;
+}
+
+int bf_geometry_lo_edge(const bf_geometry *g, int d, int point, double *x) {
+  BF_CALL(check_position_query(g, d));
+  *x = g->prob_domain.lo[d] + g->dx[d] * (double)point;
+  return BF_SUCCESS;
+}
+
+int bf_geometry_hi_edge(const bf_geometry *g, int d, int point, double *x) {
+  BF_CALL(check_position_query(g, d));
+  *x = g->prob_domain.lo[d] + g->dx[d] * ((double)point + 1.0);
   return BF_SUCCESS;
 }
 
@@ -295,12 +617,12 @@ int64_t bf_geometry_cell_index(const bf_geometry *g, int d, double x) {
   return (int64_t)g->domain.lo[d] + (int64_t)f;
 }
 
-bool bf_geometry_inside_roundoff_domain(const bf_geometry *g, const double *x) {
+bool bf_geometry_outside_roundoff_domain(const bf_geometry *g, const double *x) {
   for (int d = 0; d < g->dim; ++d)
-    if (!(g->roundoff_lo[d] <= x[d] && x[d] < g->roundoff_hi[d])) return false;
-  return true;
+    if (x[d] < g->roundoff_lo[d] || x[d] > g->roundoff_hi[d]) return true;
+  return false;
 }
 
-bool bf_geometry_outside_roundoff_domain(const bf_geometry *g, const double *x) {
-  return !bf_geometry_inside_roundoff_domain(g, x);
+bool bf_geometry_inside_roundoff_domain(const bf_geometry *g, const double *x) {
+  return !bf_geometry_outside_roundoff_domain(g, x);
 }

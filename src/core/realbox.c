@@ -1,4 +1,5 @@
 /* RealBox (see include/boxfab/geometry.h). */
+#include <float.h>
 #include <math.h>
 
 #include "boxfab/geometry.h"
@@ -35,14 +36,20 @@ double bf_realbox_length(const bf_realbox *rb, int d) { return rb->hi[d] - rb->l
 
 bool bf_realbox_ok(const bf_realbox *rb) {
   for (int d = 0; d < rb->dim; ++d)
-    if (!(rb->lo[d] < rb->hi[d])) return false;
+    if (!(bf_realbox_length(rb, d) >= 0.0)) return false;
+  return true;
+}
+
+bool bf_realbox_is_valid_domain(const bf_realbox *rb) {
+  for (int d = 0; d < rb->dim; ++d)
+    if (!(isfinite(rb->lo[d]) && isfinite(rb->hi[d]) && rb->lo[d] < rb->hi[d])) return false;
   return true;
 }
 
 double bf_realbox_volume(const bf_realbox *rb) {
   if (!bf_realbox_ok(rb)) return 0.0;
-  double v = 1.0;
-  for (int d = 0; d < rb->dim; ++d) v *= bf_realbox_length(rb, d);
+  double v = bf_realbox_length(rb, 0);
+  for (int d = 1; d < rb->dim; ++d) v *= bf_realbox_length(rb, d);
   return v;
 }
 
@@ -64,9 +71,16 @@ bool bf_realbox_intersects(const bf_realbox *a, const bf_realbox *b) {
   return true;
 }
 
+/* amrex::almostEqual(x, y, ulp = 2) */
+static bool almost_equal_ulp(double x, double y) {
+  return fabs(x - y) <= DBL_EPSILON * fabs(x + y) * 2 || fabs(x - y) < DBL_MIN;
+}
+
+static bool corner_equal(double x, double y, double eps) { return fabs(x - y) <= eps || almost_equal_ulp(x, y); }
+
 bool bf_realbox_almost_equal(const bf_realbox *a, const bf_realbox *b, double eps) {
   if (a->dim != b->dim) return false;
   for (int d = 0; d < a->dim; ++d)
-    if (!(fabs(a->lo[d] - b->lo[d]) <= eps && fabs(a->hi[d] - b->hi[d]) <= eps)) return false;
+    if (!(corner_equal(a->lo[d], b->lo[d], eps) && corner_equal(a->hi[d], b->hi[d], eps))) return false;
   return true;
 }

@@ -21,9 +21,11 @@ int bf_realvect_binop(int dim, int op, const double *a, const double *b, double 
   return BF_SUCCESS;
 }
 
+/* Sums start from the first term, not 0.0, as AMReX's AMREX_D_TERM sums do
+ * (0.0 + -0.0 would be +0.0). */
 double bf_realvect_dot(int dim, const double *a, const double *b) {
-  double s = 0.0;
-  for (int d = 0; d < dim; ++d) s += a[d] * b[d];
+  double s = a[0] * b[0];
+  for (int d = 1; d < dim; ++d) s += a[d] * b[d];
   return s;
 }
 
@@ -35,8 +37,8 @@ int bf_realvect_cross(int dim, const double *a, const double *b, double *out) {
 }
 
 double bf_realvect_sum(int dim, const double *a) {
-  double s = 0.0;
-  for (int d = 0; d < dim; ++d) s += a[d];
+  double s = a[0];
+  for (int d = 1; d < dim; ++d) s += a[d];
   return s;
 }
 

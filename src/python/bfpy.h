@@ -156,9 +156,11 @@ typedef struct { PyObject_HEAD int dim; bf_boxarray *ba; } bfpy_boxarray_object;
 typedef struct { PyObject_HEAD int dim; bf_distmap *dm; } bfpy_distmap_object;     /* dm NULL = empty */
 typedef struct { PyObject_HEAD bf_realbox rb; } bfpy_realbox_object;
 typedef struct { PyObject_HEAD int dim; double v[BF_SPACEDIM_MAX]; } bfpy_realvect_object;
-typedef struct { PyObject_HEAD int dim; int coord; } bfpy_coordsys_object;
+/* CoordSys: coord and AMReX's ok flag (a bare CoordSys is never ok; a copy of a
+ * Geometry is ok when that Geometry is). */
+typedef struct { PyObject_HEAD int dim; int coord; bool ok; } bfpy_coordsys_object;
 /* Geometry derives from CoordSys: its coord lives in base.coord and geom.coord
- * is kept equal to it. */
+ * is kept equal to it; its ok flag is geom.ok (base.ok is not used). */
 typedef struct { bfpy_coordsys_object base; bf_geometry geom; } bfpy_geometry_object;
 typedef struct { PyObject_HEAD bf_geometry geom; } bfpy_geometrydata_object;
 typedef struct { PyObject_HEAD bf_periodicity per; } bfpy_periodicity_object;

@@ -1,6 +1,8 @@
 /* boxfab._core: family "geometry": CoordSys (+ enum CoordSys.CoordType) and
  * Geometry(CoordSys) here; RealVect, RealBox, Periodicity and GeometryData in
  * bfpy_realvect.c, bfpy_realbox.c and bfpy_geometry_data.c. */
+#include <math.h>
+
 #include "bfpy_geometry.h"
 
 /* CoordSys.CoordType of each dimension's module (owned references). */
@@ -20,6 +22,12 @@ static void set_coord(PyObject *self, int coord) {
   if (bfpy_is(self, BFPY_T_GEOMETRY, -1)) GO(self)->geom.coord = coord;
 }
 
+/* AMReX's CoordSys::Ok(): set by Geometry::define (and Setup, for the default
+ * geometry that Geometry() copies); SetCoord does not change it. */
+static bool cs_is_ok(PyObject *self) {
+  return bfpy_is(self, BFPY_T_GEOMETRY, -1) ? GO(self)->geom.ok : CS(self)->ok;
+}
+
 /* ---- CoordSys ----------------------------------------------------------------------- */
 static int cs_init(PyObject *self, PyObject *args, PyObject *kwds) {
   int dim = bfpy_type_dim(Py_TYPE(self), BFPY_T_COORDSYS);
@@ -29,8 +37,9 @@ static int cs_init(PyObject *self, PyObject *args, PyObject *kwds) {
   }
   Py_ssize_t n = PyTuple_GET_SIZE(args);
   CS(self)->dim = dim;
-  if (n == 0) {
+  if (n == 0) { /* AMReX: c_sys = undef, ok = false */
     CS(self)->coord = BF_COORD_UNDEF;
+    CS(self)->ok = false;
     return 0;
   }
   PyObject *o = PyTuple_GET_ITEM(args, 0);
@@ -40,6 +49,7 @@ static int cs_init(PyObject *self, PyObject *args, PyObject *kwds) {
       return -1;
     }
     CS(self)->coord = CS(o)->coord;
+    CS(self)->ok = cs_is_ok(o);
     return 0;
   }
   PyErr_Format(PyExc_TypeError, "CoordSys() takes () or (other: CoordSys, /), got %zd argument(s) (first: %.100s)", n,
@@ -86,7 +96,7 @@ static PyObject *cs_is(PyObject *self, int c) { return PyBool_FromLong(CS(self)-
 static PyObject *cs_is_cartesian(PyObject *self, PyObject *noargs) { (void)noargs; return cs_is(self, BF_COORD_CARTESIAN); }
 static PyObject *cs_is_rz(PyObject *self, PyObject *noargs) { (void)noargs; return cs_is(self, BF_COORD_RZ); }
 static PyObject *cs_is_spherical(PyObject *self, PyObject *noargs) { (void)noargs; return cs_is(self, BF_COORD_SPHERICAL); }
-static PyObject *cs_ok(PyObject *self, PyObject *noargs) { (void)noargs; return PyBool_FromLong(CS(self)->coord != BF_COORD_UNDEF); }
+static PyObject *cs_ok(PyObject *self, PyObject *noargs) { (void)noargs; return PyBool_FromLong(cs_is_ok(self)); }
 
 static PyMethodDef cs_methods[] = {
     {"Coord", cs_coord, METH_NOARGS, "Coord() -> CoordType"},
@@ -95,7 +105,9 @@ static PyMethodDef cs_methods[] = {
     {"IsCartesian", cs_is_cartesian, METH_NOARGS, "IsCartesian() -> bool"},
     {"IsRZ", cs_is_rz, METH_NOARGS, "IsRZ() -> bool"},
     {"IsSPHERICAL", cs_is_spherical, METH_NOARGS, "IsSPHERICAL() -> bool"},
-    {"ok", cs_ok, METH_NOARGS, "ok() -> bool: the coordinate system is defined (not undef)."},
+    {"ok", cs_ok, METH_NOARGS,
+     "ok() -> bool: defined (AMReX's Ok()): True for a Geometry after define or a Geometry() copied from a "
+     "default set by a define; never for a bare CoordSys (SetCoord does not change it)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -133,7 +145,7 @@ static int geom_init_fast(PyObject *self, PyObject *const *args, Py_ssize_t narg
   int dim = bfpy_type_dim(Py_TYPE(self), BFPY_T_GEOMETRY);
   CS(self)->dim = dim;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (nargs + nkw == 0) {
+  if (nargs + nkw == 0) { /* AMReX: a copy of the runtime's default geometry */
     bf_geometry g;
     if (bfpy_check(bf_geometry_default(dim, &g)) < 0) return -1;
     GO(self)->geom = g;
@@ -313,13 +325,120 @@ static PyObject *geom_roundoff(PyObject *self, PyObject *const *args, Py_ssize_t
   PyObject *a[3];
   double x[BF_SPACEDIM_MAX];
   if (bfpy_bind(args, nargs, kwnames, xyz_names[dim], dim, a, true) < 0) return NULL;
-  for (int d = 0; d < dim; ++d)
+  for (int d = 0; d < dim; ++d) {
     if (bfpy_to_double(a[d], &x[d], xyz_names[dim][d]) < 0) return NULL;
+    if (isnan(x[d])) { /* AMReX answers "inside" for NaN (no comparison fails) */
+      PyErr_Format(PyExc_ValueError, "%s: position %s is NaN", inside ? "insideRoundOffDomain" : "outsideRoundOffDomain",
+                   xyz_names[dim][d]);
+      return NULL;
+    }
+  }
   const bf_geometry *g = geom_of(self);
   return PyBool_FromLong(inside ? bf_geometry_inside_roundoff_domain(g, x) : bf_geometry_outside_roundoff_domain(g, x));
 }
 static PyObject *geom_inside(PyObject *s, PyObject *const *a, Py_ssize_t n, PyObject *k) { return geom_roundoff(s, a, n, k, true); }
 static PyObject *geom_outside(PyObject *s, PyObject *const *a, Py_ssize_t n, PyObject *k) { return geom_roundoff(s, a, n, k, false); }
+
+/* ---- AMReX members beyond pyAMReX's bindings (CoordSys / Geometry C++ API) ----------- */
+static int need_ok(PyObject *self, const char *what) {
+  if (geom_of(self)->ok) return 0;
+  PyErr_Format(PyExc_RuntimeError, "%s: the Geometry is not defined (define it first; AMReX asserts ok() here)", what);
+  return -1;
+}
+
+/* CellSize() / CellSize(dir) and InvCellSize() / InvCellSize(dir). */
+static PyObject *geom_cell_size_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                   bool inv) {
+  const char *what = inv ? "InvCellSize" : "CellSize";
+  const bf_geometry *g = geom_of(self);
+  int d, st = opt_dir(self, args, nargs, kwnames, &d, what);
+  if (st < 0 || need_ok(self, what) < 0) return NULL;
+  const double *v = inv ? g->inv_dx : g->dx;
+  return st ? bfpy_double_list(v, g->dim) : PyFloat_FromDouble(v[d]);
+}
+static PyObject *geom_cell_size(PyObject *s, PyObject *const *a, Py_ssize_t n, PyObject *k) { return geom_cell_size_of(s, a, n, k, false); }
+static PyObject *geom_inv_cell_size(PyObject *s, PyObject *const *a, Py_ssize_t n, PyObject *k) { return geom_cell_size_of(s, a, n, k, true); }
+
+typedef int (*position_fn)(const bf_geometry *, int, int, double *);
+
+/* (point: int, dir: int) -> float, or (point: IntVect[, dir]) as AMReX's overloads. */
+static PyObject *geom_position(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                               position_fn fn, const char *what, bool vector_form) {
+  static const char *const names[] = {"point", "dir", NULL};
+  PyObject *a[2];
+  if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0) return NULL;
+  const bf_geometry *g = geom_of(self);
+  int d, p;
+  if (bfpy_is(a[0], BFPY_T_INTVECT, -1)) {
+    bf_intvect iv;
+    if (bfpy_as_intvect(a[0], g->dim, 0, &iv, what) < 0) return NULL;
+    if (!a[1]) {
+      if (!vector_form) {
+        PyErr_Format(PyExc_TypeError, "%s(point: IntVect, dir: int) needs dir", what);
+        return NULL;
+      }
+      double x[BF_SPACEDIM_MAX];
+      for (int k = 0; k < g->dim; ++k)
+        if (bfpy_check(fn(g, k, iv.v[k], &x[k])) < 0) return NULL;
+      return bfpy_double_list(x, g->dim);
+    }
+    if (bfpy_geom_dir(a[1], g->dim, &d, what) < 0) return NULL;
+    p = iv.v[d];
+  } else {
+    if (!a[1]) {
+      PyErr_Format(PyExc_TypeError, "%s() takes (point: int, dir: int)%s", what,
+                   vector_form ? " or (point: IntVect)" : " or (point: IntVect, dir: int)");
+      return NULL;
+    }
+    if (bfpy_to_int(a[0], &p, what) < 0 || bfpy_geom_dir(a[1], g->dim, &d, what) < 0) return NULL;
+  }
+  double x;
+  if (bfpy_check(fn(g, d, p, &x)) < 0) return NULL;
+  return PyFloat_FromDouble(x);
+}
+static PyObject *geom_cell_center(PyObject *s, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  return geom_position(s, a, n, k, bf_geometry_cell_center, "CellCenter", true);
+}
+static PyObject *geom_lo_edge(PyObject *s, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  return geom_position(s, a, n, k, bf_geometry_lo_edge, "LoEdge", false);
+}
+static PyObject *geom_hi_edge(PyObject *s, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  return geom_position(s, a, n, k, bf_geometry_hi_edge, "HiEdge", false);
+}
+
+/* ProbDomain() -> RealBox / ProbDomain(rb) sets it; Domain() -> Box / Domain(bx) sets it (C++ overloads). */
+static PyObject *geom_prob_domain_m(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs == 0) return geom_get_prob_domain(self, NULL);
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError, "ProbDomain() takes () or (rb: RealBox, /) (%zd arguments given)", nargs);
+    return NULL;
+  }
+  if (geom_set_prob_domain(self, args[0], NULL) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+static PyObject *geom_domain_m(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs == 0) return geom_get_domain(self, NULL);
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError, "Domain() takes () or (bx: Box, /) (%zd arguments given)", nargs);
+    return NULL;
+  }
+  if (geom_set_domain(self, args[0], NULL) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *geom_roundoff_lo(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return bfpy_double_list(geom_of(self)->roundoff_lo, CS(self)->dim);
+}
+static PyObject *geom_roundoff_hi(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return bfpy_double_list(geom_of(self)->roundoff_hi, CS(self)->dim);
+}
+static PyObject *geom_compute_roundoff(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  if (bfpy_check(bf_geometry_compute_roundoff_domain(geom_of(self))) < 0) return NULL;
+  Py_RETURN_NONE;
+}
 
 /* Class-wide defaults: callable on the class or an instance. */
 static PyObject *geom_reset_prob_domain(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -330,7 +449,7 @@ static PyObject *geom_reset_prob_domain(PyObject *cls, PyObject *const *args, Py
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0 ||
       bfpy_as_realbox(a[0], dim, &rb, "ResetDefaultProbDomain(rb)") < 0)
     return NULL;
-  if (bfpy_check(bf_geometry_set_default_prob_domain(&rb)) < 0) return NULL;
+  if (bfpy_check(bf_geometry_reset_default_prob_domain(&rb)) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -341,7 +460,7 @@ static PyObject *geom_reset_periodicity(PyObject *cls, PyObject *const *args, Py
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0 ||
       bfpy_to_int_array(a[0], dim, per, "ResetDefaultPeriodicity(is_per)") < 0)
     return NULL;
-  if (bfpy_check(bf_geometry_set_default_periodicity(dim, per)) < 0) return NULL;
+  if (bfpy_check(bf_geometry_reset_default_periodicity(dim, per)) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -351,7 +470,7 @@ static PyObject *geom_reset_coord(PyObject *cls, PyObject *const *args, Py_ssize
   int c, dim = bfpy_type_dim((PyTypeObject *)cls, BFPY_T_GEOMETRY);
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0 || to_coord(a[0], &c, "ResetDefaultCoord(coord)") < 0)
     return NULL;
-  if (bfpy_check(bf_geometry_set_default_coord(dim, c)) < 0) return NULL;
+  if (bfpy_check(bf_geometry_reset_default_coord(dim, c)) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -385,6 +504,21 @@ static PyMethodDef geom_methods[] = {
     {"insideRoundOffDomain", BFPY_FASTKW(geom_inside),
      "insideRoundOffDomain(x[, y[, z]]) -> bool: the position maps to a cell of the domain despite round-off."},
     {"outsideRoundOffDomain", BFPY_FASTKW(geom_outside), "outsideRoundOffDomain(x[, y[, z]]) -> bool: not inside."},
+    {"CellSize", BFPY_FASTKW(geom_cell_size), "CellSize() -> float[N] / CellSize(dir) -> float: cell size (AMReX's CoordSys)."},
+    {"InvCellSize", BFPY_FASTKW(geom_inv_cell_size), "InvCellSize() -> float[N] / InvCellSize(dir) -> float: 1 / cell size."},
+    {"CellCenter", BFPY_FASTKW(geom_cell_center),
+     "CellCenter(point: int, dir: int) -> float / CellCenter(point: IntVect) -> float[N]: prob_lo + dx * (point + 0.5)."},
+    {"LoEdge", BFPY_FASTKW(geom_lo_edge), "LoEdge(point: int/IntVect, dir: int) -> float: prob_lo + dx * point."},
+    {"HiEdge", BFPY_FASTKW(geom_hi_edge), "HiEdge(point: int/IntVect, dir: int) -> float: prob_lo + dx * (point + 1)."},
+    {"ProbDomain", (PyCFunction)(void (*)(void))geom_prob_domain_m, METH_FASTCALL,
+     "ProbDomain() -> RealBox / ProbDomain(rb, /): get / set the physical domain (as the prob_domain property)."},
+    {"Domain", (PyCFunction)(void (*)(void))geom_domain_m, METH_FASTCALL,
+     "Domain() -> Box / Domain(bx, /): get / set the index domain (as the domain property)."},
+    {"RoundOffLo", geom_roundoff_lo, METH_NOARGS, "RoundOffLo() -> float[N]: lower end of the round-off domain."},
+    {"RoundOffHi", geom_roundoff_hi, METH_NOARGS, "RoundOffHi() -> float[N]: upper end of the round-off domain (inclusive)."},
+    {"computeRoundoffDomain", geom_compute_roundoff, METH_NOARGS,
+     "computeRoundoffDomain(): recompute dx and the round-off domain (coarsen/refine leave the round-off domain "
+     "as it was, as AMReX does)."},
     {"ResetDefaultProbDomain", (PyCFunction)(void (*)(void))geom_reset_prob_domain,
      METH_FASTCALL | METH_KEYWORDS | METH_CLASS, "ResetDefaultProbDomain(rb: RealBox): default of Geometry()."},
     {"ResetDefaultPeriodicity", (PyCFunction)(void (*)(void))geom_reset_periodicity,

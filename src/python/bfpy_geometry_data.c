@@ -133,7 +133,8 @@ static int gd_init(PyObject *self, PyObject *args, PyObject *kwds) {
     PyErr_SetString(PyExc_TypeError, "GeometryData() takes no arguments (use Geometry.data())");
     return -1;
   }
-  return bfpy_check(bf_geometry_undefined(bfpy_type_dim(Py_TYPE(self), BFPY_T_GEOMETRYDATA), GD(self)));
+  /* AMReX's value-initialized GeometryData(): coord 0, dx 0, not periodic, empty domain */
+  return bfpy_check(bf_geometry_data_default(bfpy_type_dim(Py_TYPE(self), BFPY_T_GEOMETRYDATA), GD(self)));
 }
 
 static PyObject *gd_repr(PyObject *self) {

@@ -39,12 +39,19 @@ def test_coordsys(amr):
     for c, pred in [(amr.CoordSys.cartesian, "IsCartesian"), (amr.CoordSys.RZ, "IsRZ"),
                     (amr.CoordSys.SPHERICAL, "IsSPHERICAL")]:
         assert cs.SetCoord(c) is None
-        assert cs.Coord() is c and cs.CoordInt() == int(c) and cs.ok()
+        # AMReX_CoordSys.H: SetCoord sets c_sys only; ok is set by Geometry::define alone
+        assert cs.Coord() is c and cs.CoordInt() == int(c) and not cs.ok()
         for other in ("IsCartesian", "IsRZ", "IsSPHERICAL"):
             assert getattr(cs, other)() == (other == pred)
     copy = amr.CoordSys(cs)
     cs.SetCoord(0)
-    assert copy.Coord() is amr.CoordSys.SPHERICAL and cs.IsCartesian()
+    assert copy.Coord() is amr.CoordSys.SPHERICAL and cs.IsCartesian() and not copy.ok()
+    if hasattr(amr, "Box"):  # a CoordSys copied from a defined Geometry is ok (copy of its ok flag)
+        n = dim_of(amr)
+        g = amr.Geometry(amr.Box([0] * n, [3] * n), amr.RealBox([0.0] * n, [1.0] * n), 1, [0] * n)
+        gcs = amr.CoordSys(g)
+        assert type(gcs) is amr.CoordSys and gcs.ok() and gcs.IsRZ()
+        assert not amr.CoordSys(amr.Geometry()).ok()
     with pytest.raises(ValueError, match="CoordType"):
         cs.SetCoord(3)
     with pytest.raises(TypeError):
@@ -120,17 +127,22 @@ def test_dx_matches_reference(n, data):
 
 @needs_box
 def test_roundoff_domain(amr):
+    # AMReX_Geometry.cpp: inside = !(x < roundoff_lo || x > roundoff_hi) in every direction;
+    # the exact bounds are tested against AMReX's answers in test_geometry_roundoff.py.
     n = dim_of(amr)
     g = make(amr, n_cell=(10, 10, 10), lo=(0.0, 0.0, 0.0), hi=(1.0, 1.0, 1.0))
     mid = [0.5] * n
     assert g.insideRoundOffDomain(*mid) and not g.outsideRoundOffDomain(*mid)
-    assert g.insideRoundOffDomain(*[0.0] * n)  # lo is inside
-    assert g.outsideRoundOffDomain(*[1.0] * n)  # hi is outside (half-open)
+    assert g.insideRoundOffDomain(*[0.0] * n)  # prob_lo is inside
+    assert g.outsideRoundOffDomain(*[1.0] * n)  # prob_hi maps to cell 10 here: outside
     assert g.outsideRoundOffDomain(*([-1e-12] + [0.5] * (n - 1)))
+    rhi = g.RoundOffHi()
+    assert g.RoundOffLo() == [0.0] * n and all(0.9999999 < r < 1.0 for r in rhi)
     below = math.nextafter(1.0, 0.0)
-    for _ in range(4):  # a few ulps below hi are inside iff they map to the last cell
-        inside = g.insideRoundOffDomain(*[below] * n)
-        assert inside == (math.floor(below * 10.0) <= 9)
+    for _ in range(4):  # a few ulps below prob_hi: inside iff <= roundoff_hi
+        assert g.insideRoundOffDomain(*[below] * n) == (below <= rhi[0])
+        if g.insideRoundOffDomain(*[below] * n):
+            assert math.floor(below * 10.0) <= 9
         below = math.nextafter(below, 0.0)
     names = ["x", "y", "z"][:n]
     assert g.insideRoundOffDomain(**dict(zip(names, mid)))
@@ -301,9 +313,13 @@ def test_geometry_data(amr):
 
 
 def test_geometry_data_default(amr):
+    # AMReX_Geometry.H GeometryData has no constructor: `GeometryData()` value-initializes,
+    # so coord, dx and is_periodic are 0 (pyAMReX's test_geometry_data asserts coord == 0)
     n = dim_of(amr)
     gd = amr.GeometryData()
-    assert gd.dx == [0.0] * n and gd.is_periodic == [0] * n and gd.coord == -1
+    assert gd.dx == [0.0] * n and gd.is_periodic == [0] * n and gd.coord == 0 == gd.Coord()
+    assert gd.domain.small_end == amr.IntVect([1] * n) and gd.domain.big_end == amr.IntVect([0] * n)
+    assert gd.prob_domain.xlo == [0.0] * n and gd.prob_domain.xhi == [-1.0] * n
     assert not gd.prob_domain.ok()
     with pytest.raises(TypeError):
         amr.GeometryData(1)
@@ -311,62 +327,163 @@ def test_geometry_data_default(amr):
 
 
 def test_default_geometry(amr):
+    # AMReX_Geometry.cpp Geometry::Geometry(): without a runtime, an undefined geometry
     n = dim_of(amr)
     g = amr.Geometry()
     assert isinstance(g, amr.Geometry) and isinstance(g, amr.CoordSys)
     assert g.data().dx == [0.0] * n and not g.prob_domain.ok() and g.isPeriodic() == [0] * n
+    assert g.Coord() is amr.CoordSys.undef and not g.ok() and g.data().coord == -1
     with pytest.raises(TypeError, match="supported signatures"):
         amr.Geometry(1, 2)
 
 
-def test_reset_defaults_in_fresh_process():
+def test_reset_defaults_need_a_runtime():
+    # AMReX's ResetDefault* write AMReX::top()->getDefaultGeometry(): without a runtime
+    # that is undefined behaviour in C++; boxfab raises RuntimeError.
     r = run_python("""
-        import boxfab.space2d as amr, boxfab.space3d as amr3
-        amr.Geometry.ResetDefaultProbDomain(amr.RealBox([0.0, -1.0], [2.0, 3.0]))
-        amr.Geometry.ResetDefaultPeriodicity([0, 1])
-        amr.Geometry.ResetDefaultCoord(amr.CoordSys.RZ)
-        g = amr.Geometry()
-        assert g.ProbLo() == [0.0, -1.0] and g.ProbHi() == [2.0, 3.0], g
-        assert g.isPeriodic() == [0, 1] and g.IsRZ()
-        g3 = amr3.Geometry()   # per dimension
-        assert not g3.IsRZ() and g3.isPeriodic() == [0, 0, 0]
-        amr.Geometry().ResetDefaultCoord(coord=2)   # also callable on an instance
-        assert amr.Geometry().IsSPHERICAL()
-        for bad, exc in [(lambda: amr.Geometry.ResetDefaultCoord(9), ValueError),
-                         (lambda: amr.Geometry.ResetDefaultPeriodicity([1]), ValueError),
-                         (lambda: amr.Geometry.ResetDefaultProbDomain(amr3.RealBox()), TypeError),
-                         (lambda: amr.Geometry.ResetDefaultProbDomain([0.0, 1.0]), TypeError)]:
+        import boxfab.space2d as amr
+        for f, a in [(amr.Geometry.ResetDefaultProbDomain, amr.RealBox([0.0, 0.0], [1.0, 1.0])),
+                     (amr.Geometry.ResetDefaultPeriodicity, [1, 0]), (amr.Geometry.ResetDefaultCoord, 1)]:
             try:
-                bad()
-            except exc:
-                pass
+                f(a)
+            except RuntimeError as e:
+                assert "initialize" in str(e), e
             else:
                 raise AssertionError("no error")
-        print("ok")
-    """)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "ok"
-
-
-def test_parmparse_defaults_in_fresh_process():
-    if not hasattr(amr3, "initialize"):
-        pytest.skip("initialize is not on this branch yet")
-    r = run_python("""
-        import boxfab.space3d as amr
-        assert amr.Geometry().Coord() is amr.CoordSys.undef   # before initialize: undefined
-        amr.initialize([])
-        assert amr.Geometry().IsCartesian()   # AMReX's default coord_sys = 0 once initialized
-        assert not amr.Geometry().prob_domain.ok()
-        amr.finalize()
-        amr.initialize(["geometry.prob_lo=-1 -2 -3", "geometry.prob_hi=1 2 3",
-                        "geometry.coord_sys=1", "geometry.is_periodic=1 0 1"])
         g = amr.Geometry()
-        assert g.ProbLo() == [-1.0, -2.0, -3.0] and g.ProbHi() == [1.0, 2.0, 3.0], g
-        assert g.IsRZ() and g.isPeriodic() == [1, 0, 1]
-        amr.Geometry.ResetDefaultCoord(0)   # class-wide defaults win over ParmParse
-        assert amr.Geometry().IsCartesian()
-        amr.finalize()
+        assert g.Coord() is amr.CoordSys.undef and not g.ok()
         print("ok")
     """)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+# ---- bad input: every way in refuses what the constructor refuses -----------------------------
+def bad_physical_domains(amr, n):
+    nan, inf = math.nan, math.inf
+    return [amr.RealBox([0.0] * n, [1.0] * (n - 1) + [nan]),
+            amr.RealBox([nan] + [0.0] * (n - 1), [1.0] * n),
+            amr.RealBox([-inf] + [0.0] * (n - 1), [1.0] * n),
+            amr.RealBox([0.0] * n, [inf] * n),
+            amr.RealBox([0.0] * n, [1.0] * (n - 1) + [0.0]),   # flat (AMReX: dx = 0, aborts)
+            amr.RealBox([1.0] * n, [0.0] * n)]                 # inverted
+
+
+@needs_box
+def test_bad_physical_domain_refused_everywhere(amr):
+    n = dim_of(amr)
+    box, good = amr.Box([0] * n, [7] * n), amr.RealBox([0.0] * n, [1.0] * n)
+    g = amr.Geometry(box, good, 0, [0] * n)
+    before = (g.ProbLo(), g.ProbHi(), g.data().dx, g.RoundOffHi())
+    for rb in bad_physical_domains(amr, n):
+        with pytest.raises(ValueError, match="finite with lo < hi"):
+            amr.Geometry(box, rb, 0, [0] * n)
+        with pytest.raises(ValueError, match="finite with lo < hi"):
+            g.define(box, rb, 0, [0] * n)
+        with pytest.raises(ValueError, match="finite with lo < hi"):
+            g.prob_domain = rb
+        with pytest.raises(ValueError, match="finite with lo < hi"):
+            g.ProbDomain(rb)
+        assert (g.ProbLo(), g.ProbHi(), g.data().dx, g.RoundOffHi()) == before  # unchanged
+
+
+@needs_box
+def test_setters_on_an_undefined_geometry(amr):
+    n = dim_of(amr)
+    # AMReX: setting ProbDomain while the domain is the empty Box() makes
+    # computeRoundoffDomain divide by 0 cells and abort; boxfab raises and changes nothing
+    g = amr.Geometry()
+    with pytest.raises(ValueError, match="non-empty index domain"):
+        g.prob_domain = amr.RealBox([0.0] * n, [1.0] * n)
+    assert not g.prob_domain.ok()
+    # the domain first fails too: AMReX's search with the default prob_domain (0, -1) and
+    # 4 cells gives up (AMREX_ALWAYS_ASSERT on rlo_minus); only define makes it usable
+    with pytest.raises(ValueError, match="round-off domain cannot be computed"):
+        g.domain = amr.Box([0] * n, [3] * n)
+    assert g.domain.small_end == amr.IntVect([1] * n) and g.data().dx == [0.0] * n
+    g.define(amr.Box([0] * n, [3] * n), amr.RealBox([0.0] * n, [2.0] * n), 0, [0] * n)
+    assert g.data().dx == [0.5] * n and g.insideRoundOffDomain(*[1.0] * n) and g.ok()
+    with pytest.raises(ValueError, match="cell-centered"):
+        g.domain = amr.Box([0] * n, [3] * n, amr.IndexType.node_type()) if hasattr(amr, "IndexType") else None
+    with pytest.raises(ValueError, match="non-empty"):
+        g.Domain(amr.Box([0] * n, [-1] * n))
+    assert g.Domain() == amr.Box([0] * n, [3] * n)
+
+
+@needs_box
+def test_bad_coord_and_periodicity_lists(amr):
+    n = dim_of(amr)
+    box, rb = amr.Box([0] * n, [7] * n), amr.RealBox([0.0] * n, [1.0] * n)
+    g = amr.Geometry(box, rb, 0, [0] * n)
+    for c in (3, -2, 1 << 40):
+        with pytest.raises((ValueError, OverflowError)):
+            amr.Geometry(box, rb, c, [0] * n)
+        with pytest.raises((ValueError, OverflowError)):
+            g.define(box, rb, c, [0] * n)
+        with pytest.raises((ValueError, OverflowError)):
+            g.SetCoord(c)
+    with pytest.raises(TypeError):
+        g.SetCoord(1.0)
+    assert g.IsCartesian()
+    for bad, exc in [([0] * (n + 1), ValueError), ([0] * (n - 1) if n > 1 else [], ValueError),
+                     (["a"] * n, TypeError), ([0.5] * n, TypeError), (1, TypeError), (None, TypeError)]:
+        with pytest.raises(exc):
+            amr.Geometry(box, rb, 0, bad)
+        with pytest.raises(exc):
+            g.define(box, rb, 0, bad)
+        with pytest.raises(exc):
+            g.setPeriodicity(bad)
+    assert g.isPeriodic() == [0] * n
+    # AMReX stores the flags as bool: any nonzero int is periodic
+    assert g.setPeriodicity([2] * n) == [0] * n and g.isPeriodic() == [1] * n
+    assert amr.Geometry(box, rb, 0, [-1] * n).isPeriodic() == [1] * n
+
+
+@needs_box
+def test_periodicity_of_a_box_must_be_cell_centered(amr):
+    # AMReX_Geometry.H periodicity(const Box& b): AMREX_ASSERT(b.cellCentered())
+    n = dim_of(amr)
+    g = make(amr, per=(1, 1, 1))
+    if hasattr(amr, "IndexType"):
+        with pytest.raises(ValueError, match="cell-centered"):
+            g.periodicity(amr.Box([0] * n, [3] * n, amr.IndexType.node_type()))
+    assert g.periodicity(amr.Box([0] * n, [3] * n)) == amr.Periodicity(amr.IntVect([4] * n))
+
+
+# ---- AMReX's CoordSys / Geometry members beyond pyAMReX's bindings ---------------------------
+@needs_box
+def test_cell_positions(amr):
+    # AMReX_CoordSys.H: CellSize = dx, InvCellSize = 1/dx, CellCenter(i, d) = offset[d] +
+    # dx[d]*(0.5 + i), LoEdge(i, d) = offset[d] + dx[d]*i, HiEdge(i, d) = offset[d] +
+    # dx[d]*(i + 1), offset = prob_lo (set by computeRoundoffDomain)
+    n = dim_of(amr)
+    g = make(amr, small=(-3, 2, 5))
+    lo = np.array([0.0, -1.0, 0.5][:n])
+    dx = (np.array([1.0, 1.0, 2.5][:n]) - lo) / np.array([8, 16, 4][:n])
+    assert g.CellSize() == list(dx) and g.CellSize(n - 1) == dx[-1] and g.CellSize(dir=0) == dx[0]
+    assert g.InvCellSize() == list(1.0 / dx) and g.InvCellSize(0) == 1.0 / dx[0]
+    iv = amr.IntVect([-3, 7, 2][:n])
+    assert g.CellCenter(iv) == [lo[d] + dx[d] * (0.5 + iv[d]) for d in range(n)]
+    for d in range(n):
+        for i in (-5, 0, 3, 2**31 - 1):
+            assert g.CellCenter(i, d) == lo[d] + dx[d] * (0.5 + i)
+            assert g.LoEdge(i, d) == lo[d] + dx[d] * i and g.LoEdge(point=i, dir=d) == g.LoEdge(i, d)
+            assert g.HiEdge(i, d) == lo[d] + dx[d] * (i + 1)
+        assert g.LoEdge(iv, d) == lo[d] + dx[d] * iv[d] and g.HiEdge(iv, d) == lo[d] + dx[d] * (iv[d] + 1)
+        assert g.HiEdge(d + 3, d) == g.LoEdge(d + 4, d)
+    assert g.ProbDomain().xlo == list(lo) and g.Domain() == g.domain
+    with pytest.raises(IndexError):
+        g.CellCenter(0, n)
+    with pytest.raises(TypeError):
+        g.LoEdge(0)
+    with pytest.raises(TypeError):
+        g.LoEdge(iv)
+    with pytest.raises(TypeError):
+        g.CellCenter(0.5, 0)
+    with pytest.raises(OverflowError):
+        g.CellCenter(2**31, 0)
+    for f in (g.CellSize, g.InvCellSize):  # not defined: AMReX asserts ok()
+        with pytest.raises(RuntimeError, match="not defined"):
+            getattr(amr.Geometry(), f.__name__)()
+    with pytest.raises(RuntimeError, match="not defined"):
+        amr.Geometry().CellCenter(0, 0)

@@ -1,5 +1,7 @@
 """RealBox (API.md 1.12) and AlmostEqual, in every dimension."""
 import itertools
+import math
+import sys
 
 import numpy as np
 import pytest
@@ -119,10 +121,18 @@ def test_ok_and_volume(amr):
     for _ in range(50):
         lo, hi = rng.uniform(-2, 2, n), rng.uniform(-2, 2, n)
         rb = amr.RealBox(lo, hi)
-        ok = bool(np.all(lo < hi))
+        ok = bool(np.all(hi - lo >= 0))
         assert rb.ok() == ok
         assert rb.volume() == pytest.approx(float(np.prod(hi - lo)) if ok else 0.0, rel=1e-12)
-    assert not amr.RealBox([0.0] * n, [0.0] * n).ok()
+    # AMReX_RealBox.H RealBox::ok(): every length(d) >= 0.0, so a flat box is ok
+    # (volume 0) and a NaN corner is not; the default RealBox (lo 0, hi -1) is not.
+    flat = amr.RealBox([0.0] * n, [0.0] * n)
+    assert flat.ok() and flat.volume() == 0.0
+    assert amr.RealBox([0.0] * n, [1.0] * (n - 1) + [0.0]).ok()
+    assert not amr.RealBox([0.0] * n, [1.0] * (n - 1) + [math.nan]).ok()
+    assert amr.RealBox([0.0] * n, [1.0] * (n - 1) + [math.nan]).volume() == 0.0
+    assert amr.RealBox([-math.inf] * n, [math.inf] * n).ok()
+    assert not amr.RealBox().ok() and amr.RealBox().volume() == 0.0
 
 
 def test_contains_points_all_kinds(amr):
@@ -210,6 +220,25 @@ def test_almost_equal(amr):
     assert amr.AlmostEqual(a, amr.RealBox(a.xlo, a.xhi))
     with pytest.raises(TypeError):
         amr.AlmostEqual(a, [0.0] * n)
+    # AMReX_RealBox.cpp AlmostEqual: |x - y| <= eps OR amrex::almostEqual(x, y)
+    # (AMReX_Algorithm.H: |x - y| <= DBL_EPSILON * |x + y| * 2, or |x - y| < DBL_MIN),
+    # near 1.0 (|x + y| ~ 2) corners up to 4 ulps apart are equal even with eps = 0.
+    def amrex_almost_equal(x, y):
+        return abs(x - y) <= sys.float_info.epsilon * abs(x + y) * 2 or abs(x - y) < sys.float_info.min
+
+    for ulps in range(1, 8):
+        hi = 1.0
+        for _ in range(ulps):
+            hi = math.nextafter(hi, 2.0)
+        want = amrex_almost_equal(1.0, hi)
+        assert want == (ulps <= 4)
+        assert amr.AlmostEqual(a, amr.RealBox([0.0] * n, [1.0] * (n - 1) + [hi])) is want
+    tiny = amr.RealBox([5e-324] * n, [1.0] * n)  # differences below DBL_MIN count as equal
+    assert amr.AlmostEqual(a, tiny) and amr.AlmostEqual(tiny, a)
+    inf = amr.RealBox([0.0] * n, [math.inf] * n)  # inf - inf is NaN: never equal
+    assert not amr.AlmostEqual(inf, inf, 1e300)
+    nan = amr.RealBox([math.nan] * n, [1.0] * n)
+    assert not amr.AlmostEqual(nan, nan)
     with pytest.raises(TypeError):
         amr.AlmostEqual(a)
     m = n % 3 + 1

@@ -301,3 +301,20 @@ def test_copy_by_constructor(amr):
     w = amr.RealVect(v)
     w[0] = 5.0
     assert v[0] == 2.0 and w[0] == 5.0
+
+
+def test_sums_keep_the_sign_of_zero(amr):
+    # AMReX_RealVect.H: sum() is v[0] + v[1] + v[2], dotProduct() v[0]*w[0] + v[1]*w[1] + ...,
+    # radSquared() v[0]*v[0] + ... (AMREX_D_TERM, no 0.0 to start from), so an all -0.0 sum
+    # is -0.0 (0.0 + -0.0 would be +0.0).
+    n = len(amr.RealVect())
+    mz = amr.RealVect([-0.0] * n)
+    assert mz.sum == 0.0 and math.copysign(1.0, mz.sum) == -1.0
+    d = mz.dotProduct(amr.RealVect([1.0] * n))
+    assert d == 0.0 and math.copysign(1.0, d) == -1.0
+    assert math.copysign(1.0, mz.radSquared) == 1.0 and mz.vectorLength == 0.0
+    v = amr.RealVect([0.1, 0.2, 0.3][:n])
+    want = 0.1
+    for x in [0.2, 0.3][: n - 1]:
+        want = want + x
+    assert v.sum == want
