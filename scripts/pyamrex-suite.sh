@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs pyAMReX's own test suite against boxfab:
-#   scripts/pyamrex-suite.sh PYAMREX_TESTS_DIR [pytest options]
+#   scripts/pyamrex-suite.sh PYAMREX_TESTS_DIR [pytest options] [test_x.py[::name] ...]
 # PYAMREX_TESTS_DIR is the tests/ folder of a pyAMReX source tree (for
 # example from `git clone https://github.com/AMReX-Codes/pyamrex`). The
 # suite imports `amrex.space3d`; this script makes a small alias package
@@ -39,9 +39,12 @@ for d in 1 2 3; do
 done
 cp -r "$tests" "$work/tests"
 cd "$work/tests"
+# the whole suite unless test files are named
+targets=(.)
+for a in "$@"; do case $a in test_*|*.py|*.py::*) targets=() ;; esac; done
 set +e
 PYTHONPATH="$work/alias${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m pytest -p no:cacheprovider -q -rfE \
-  --continue-on-collection-errors "$@" . 2>&1 | tee "$work/log"
+  --continue-on-collection-errors "$@" "${targets[@]}" 2>&1 | tee "$work/log"
 rc=${PIPESTATUS[0]}
 set -e
 echo "== pyAMReX suite against boxfab: $(tail -n 1 "$work/log" | sed 's/^=* *//; s/ *=*$//')"
