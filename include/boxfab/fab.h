@@ -30,7 +30,8 @@ extern "C" {
 
 typedef struct bf_fab bf_fab;
 
-/** An empty fab (no box, no data) of dimension dim; arena NULL = default. */
+/** An empty fab of dimension dim (no data, 0 components, box AMReX's Box(): small end 1 and
+ *  big end 0 in every direction); arena NULL = default. */
 BF_EXPORT int bf_fab_create_empty(int dim, int dtype, bf_arena *arena, bf_fab **fab);
 
 /** Allocate a fab on `box` (must be ok) with ncomp >= 1 components from

@@ -208,10 +208,17 @@ BF_EXPORT int bf_multifab_norm0(const bf_multifab *mf, int comp, bf_intvect ngho
 BF_EXPORT int bf_multifab_norminf(const bf_multifab *mf, int comp, bf_intvect nghost, bool local, double *result);
 /** Σ |a| over valid + nghost. */
 BF_EXPORT int bf_multifab_norm1(const bf_multifab *mf, int comp, bf_intvect nghost, bool local, double *result);
-/** Σ |a| over unique valid points under `period` (NULL = not periodic). */
+/** AMReX's MultiFab::norm1(comp, period): Σ over every copy of every valid
+ *  point of |a / m|, m = the number of copies of the point (boxes sharing
+ *  nodal points, and periodic images under `period`; NULL = not periodic),
+ *  so a shared point counts once when its copies agree.  int data (no AMReX
+ *  counterpart): Σ |a| over the owner copies (lowest box index). */
 BF_EXPORT int bf_multifab_norm1_unique(const bf_multifab *mf, int comp, const bf_periodicity *period,
                                        double *result);
-/** sqrt(Σ a²) over unique valid points under `period` (NULL = not periodic). */
+/** period NULL: AMReX's MultiFab::norm2(comp) = sqrt(Σ a²) over every copy of
+ *  every valid point (shared nodal points count once per box).  period not
+ *  NULL: MultiFab::norm2(comp, period) = sqrt(Σ a² / m) with m as in norm1
+ *  (int data: over the owner copies). */
 BF_EXPORT int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_periodicity *period, double *result);
 /** Per component: results[i] for comps[i], i < n. */
 BF_EXPORT int bf_multifab_norm1_comps(const bf_multifab *mf, int n, const int *comps, bf_intvect nghost, bool local,

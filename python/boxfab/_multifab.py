@@ -6,39 +6,49 @@ Only composition of C calls happens here: the views come from
 slicing.  ``attach(namespace)`` adds the members to the classes of one space
 module (called by ``boxfab._space.populate``).
 
-Global indexing (``mf[index]``, ``mf[index] = value``), the rules of API.md 2.8:
+Global indexing (``mf[index]``, ``mf[index] = value``) follows pyAMReX's
+extension (src/amrex/extensions/MultiFab.py), with exceptions where pyAMReX
+asserts or would return wrong data:
 
 * positions: the N spatial indices (x first) then the component; absolute
   index-space values; the valid range of an axis is the minimal box's
   ``small_end[d] .. big_end[d]`` (component: ``0 .. n_comp - 1``);
 * keys: ``...`` alone, one int / slice / imaginary number (first axis), or a
-  tuple (at most one ``Ellipsis``, expanded to full slices; missing trailing
-  entries mean the full valid range); more than N+1 entries raise
-  ``Exception("Too many indices given")``, any other key type
-  ``Exception("MultiFab.__getitem__: unexpected index type")``;
+  tuple (at most one ``Ellipsis``, expanded to full slices, else IndexError;
+  missing trailing entries mean the full valid range); more than N+1 entries
+  raise ``IndexError("Too many indices given")``, any other key or entry type
+  ``TypeError("MultiFab.__getitem__: unexpected index type ...")``;
 * slice ``start`` / ``stop`` ``None`` = the valid bounds; a purely imaginary
-  number ``kj`` is a ghost position: ``-kj`` = k cells below the lower valid
-  bound, ``+kj`` = k cells above the upper valid bound (a non-zero real part
-  raises AssertionError); a negative int ``i`` means ``i + (hi - lo) + 1``;
-  slice steps are ignored; slice stops are exclusive (Python's rule), and a
-  slice range is clipped to the ghost-extended range (boxfab's choice: pyAMReX
-  does not say);
+  number ``kj`` is a ghost position: ``kj`` with k <= 0 = k cells below the
+  lower valid bound, k > 0 = k cells above the upper valid bound (a non-zero
+  real part or a fractional k raises IndexError); a negative int ``i`` means
+  ``i + (hi - lo) + 1``; slice stops are exclusive; steps other than 1 raise
+  ValueError (pyAMReX ignores them); spatial slices may reach past the ghost
+  cells (as pyAMReX: such cells read as 0 and are not written); component
+  slices outside ``[0, n_comp]`` raise IndexError;
 * ``()`` as an axis entry selects the valid and ghost range of that axis
-  (any other tuple raises AssertionError);
+  (any other tuple raises IndexError);
 * a scalar entry (int or imaginary) selects one plane and must lie in the
-  ghost-extended range, else ``AssertionError("Index out of range")``;
+  ghost-extended range, else ``IndexError("Index out of range ...")`` (also
+  under ``python -O``);
 * in 1D / 2D the missing spatial axes are index 0;
-* read: every local fab contributes the intersection of the selection with
-  its valid box plus the ghost cells that lie outside the domain's minimal
-  box (``with_internal_ghosts=True``: its whole fab box, then valid data on
-  top, so valid data always win); when the boxes do not cover the minimal box
-  the internal ghost cells are read first as well and valid data overwrite
-  them.  The result is ``array.squeeze()[()]``; ``np.zeros(0)`` when nothing
+* read: every local fab contributes, in MFIter order, the intersection of the
+  selection with its valid box grown by its ghost cells only where it touches
+  the outside of the minimal box; when the cells of the BoxArray do not fill
+  the minimal box, a first pass reads the whole fab boxes (internal ghosts
+  included) and the valid pass overwrites it.  ``with_internal_ghosts=True``:
+  only that first pass, and the 4-D (x, y, z, component) result is returned
+  unsqueezed; otherwise ``array.squeeze()[()]``; ``np.zeros(0)`` when no fab
   matched.  With MPI (``Config.have_mpi`` and more than one rank) the pieces
   are ``allgather``-ed with mpi4py;
-* write: local only; ``value`` is a scalar or an array whose shape
-  broadcasts to the selection with the single-index axes dropped; every local
-  fab cell in the selection is written, ghost cells included.
+* write: local only; every local fab cell in the selection is written, ghost
+  cells included.  ``value``: a real number (None, str, complex raise
+  TypeError; in an iMultiFab a fractional or non-finite value raises
+  ValueError, one out of range OverflowError); a NumPy array gets pyAMReX's
+  shape rule (each length-1 axis of the 4-D selection is inserted into its
+  shape, then NumPy broadcasting against the whole selection); lists and
+  other arrays broadcast against the 4-D selection as they are.  A value
+  that does not broadcast raises ValueError.
 """
 import numpy as np
 
@@ -137,6 +147,13 @@ def shape_with_ghosts(self):
 
 
 # ---- global indexing -------------------------------------------------------------------
+# pyAMReX's extension (src/amrex/extensions/MultiFab.py: _process_index,
+# _get_intersect_slice, __getitem__, __setitem__) decides the rules; boxfab
+# raises IndexError / TypeError / ValueError where pyAMReX asserts (its checks
+# vanish under ``python -O``) or returns silently wrong data.
+_KEY_TYPE = "MultiFab.__getitem__: unexpected index type"
+
+
 def _is_int(v):
     return isinstance(v, (int, np.integer))
 
@@ -145,9 +162,27 @@ def _is_imag(v):
     return isinstance(v, (complex, np.complexfloating))
 
 
+def _position(v, lo, hi):
+    """An int or imaginary index of an axis with valid range lo..hi as an absolute
+    position: ``kj`` (k <= 0) = lo + k, ``kj`` (k > 0) = hi + k, a negative int i =
+    i + (hi - lo) + 1 (pyAMReX's _handle_imaginary_negative_index)."""
+    if _is_imag(v):
+        if v.real != 0:
+            raise IndexError(f"Ghost indices must be purely imaginary, got {v!r}")
+        k = float(v.imag)
+        if not k.is_integer():
+            raise IndexError(f"Ghost indices must be whole multiples of 1j, got {v!r}")
+        k = int(k)
+        return lo + k if k <= 0 else hi + k
+    if _is_int(v):
+        v = int(v)
+        return v + (hi - lo) + 1 if v < 0 else v
+    raise TypeError(f"{_KEY_TYPE} ({type(v).__name__} in an index)")
+
+
 class _Selection:
-    """A key turned into 4 internal axes [x, y, z, comp]: start (inclusive),
-    stop (exclusive) and whether the axis was given as a single index."""
+    """A key as 4 internal axes [x, y, z, comp]: start (inclusive) and stop
+    (exclusive), absolute positions (pyAMReX's _process_index)."""
 
     def __init__(self, mf, index):
         dim = _dim(mf)
@@ -158,19 +193,16 @@ class _Selection:
         hi = [mini.big_end[d] for d in range(dim)] + [ncomp - 1]
         ng = [ngv[d] for d in range(dim)] + [0]
         entries = self._entries(index, dim + 1)
-        starts, stops, scalar = [], [], []
+        starts, stops = [], []
         for ax, e in enumerate(entries):
-            a, b, s = self._axis(e, lo[ax], hi[ax], ng[ax])
+            a, b = self._axis(e, lo[ax], hi[ax], ng[ax], ax == dim)
             starts.append(a)
             stops.append(b)
-            scalar.append(s)
-        # internal layout: x, y, z, comp (missing spatial axes fixed to 0)
-        self.user_scalar = list(scalar)
+        # missing spatial axes (1D / 2D) are the index 0
         pad = 3 - dim
         self.start = starts[:dim] + [0] * pad + [starts[dim]]
         self.stop = stops[:dim] + [1] * pad + [stops[dim]]
-        self.scalar = scalar[:dim] + [True] * pad + [scalar[dim]]
-        self.lo, self.hi, self.ng, self.dim = lo, hi, ng, dim
+        self.lo, self.hi, self.dim = lo, hi, dim
 
     @staticmethod
     def _entries(index, n):
@@ -179,61 +211,61 @@ class _Selection:
         if isinstance(index, tuple):
             items = list(index)
         elif _is_int(index) or _is_imag(index) or isinstance(index, slice):
-            items = [index]
+            items = [index]  # pyAMReX: slice or int; boxfab also takes an imaginary number
         else:
-            raise Exception("MultiFab.__getitem__: unexpected index type")
-        nell = sum(1 for e in items if e is Ellipsis)
-        if nell > 1:
-            raise Exception("MultiFab.__getitem__: only one Ellipsis is allowed")
-        if nell == 1:
-            at = next(i for i, e in enumerate(items) if e is Ellipsis)
-            fill = max(0, n - (len(items) - 1))
-            items = items[:at] + [slice(None)] * fill + items[at + 1:]
+            raise TypeError(f"{_KEY_TYPE} ({type(index).__name__})")
+        at = [i for i, e in enumerate(items) if e is Ellipsis]
+        if len(at) > 1:
+            raise IndexError("MultiFab global index: an index can only have a single ellipsis ('...')")
+        if at:
+            i = at[0]
+            items = items[:i] + [slice(None)] * max(0, n + 1 - len(items)) + items[i + 1:]
         if len(items) > n:
-            raise Exception("Too many indices given")
+            raise IndexError("Too many indices given")
         for e in items:
             if not (_is_int(e) or _is_imag(e) or isinstance(e, (slice, tuple))):
-                raise Exception("MultiFab.__getitem__: unexpected index type")
+                raise TypeError(f"{_KEY_TYPE} ({type(e).__name__} in an index)")
         return items + [slice(None)] * (n - len(items))
 
     @staticmethod
-    def _position(v, lo, hi):
-        if _is_imag(v):
-            assert v.real == 0, "Only purely imaginary numbers select ghost cells"
-            k = int(v.imag)
-            return lo + k if k < 0 else hi + k
-        if not _is_int(v):
-            raise Exception("MultiFab.__getitem__: unexpected index type")
-        v = int(v)
-        return v + (hi - lo) + 1 if v < 0 else v
-
-    def _axis(self, e, lo, hi, ng):
+    def _axis(e, lo, hi, ng, comp):
         glo, ghi = lo - ng, hi + ng  # ghost-extended range, inclusive
         if isinstance(e, tuple):
-            assert len(e) == 0, "Only the empty tuple () is accepted as an axis entry (valid and ghost range)"
-            return glo, ghi + 1, False
+            if len(e) != 0:
+                raise IndexError("Indicator to include all ghost cells must be an empty tuple")
+            return glo, ghi + 1
         if isinstance(e, slice):
-            a = lo if e.start is None else self._position(e.start, lo, hi)
-            b = hi + 1 if e.stop is None else self._position(e.stop, lo, hi)
-            a = min(max(a, glo), ghi + 1)
-            b = min(max(b, a), ghi + 1)
-            return a, b, False
-        p = self._position(e, lo, hi)
-        assert glo <= p <= ghi, "Index out of range"
-        return p, p + 1, True
+            if e.step is not None and not (_is_int(e.step) and e.step == 1):
+                raise ValueError(f"MultiFab global index: slice steps other than 1 are not supported, got {e.step!r}")
+            a = lo if e.start is None else _position(e.start, lo, hi)
+            b = hi + 1 if e.stop is None else _position(e.stop, lo, hi)
+            # spatial slices may reach past the ghost cells (cells without data read as 0);
+            # a component outside [0, n_comp) does not exist
+            if comp and not (0 <= a <= ghi + 1 and 0 <= b <= ghi + 1):
+                raise IndexError(f"Component slice {e.start!r}:{e.stop!r} reaches outside [0, {ghi + 1}]")
+            return a, b
+        p = _position(e, lo, hi)
+        if not glo <= p <= ghi:
+            what = "component" if comp else "cell"
+            raise IndexError(f"Index out of range: {what} {p} (from {e!r}) is outside {glo}..{ghi}")
+        return p, p + 1
 
     @property
     def shape(self):
-        return tuple(b - a for a, b in zip(self.start, self.stop))
+        return tuple(max(0, b - a) for a, b in zip(self.start, self.stop))
 
-    def intersect(self, box_lo, box_hi, ncomp):
-        """Overlap of the selection with a region [box_lo, box_hi] (3 spatial
-        entries, inclusive) and all components: (lo4, hi4) exclusive, or None."""
-        lo4 = [max(self.start[d], box_lo[d]) for d in range(3)] + [max(self.start[3], 0)]
-        hi4 = [min(self.stop[d], box_hi[d] + 1) for d in range(3)] + [min(self.stop[3], ncomp)]
-        if any(b <= a for a, b in zip(lo4, hi4)):
+    def pieces(self, rlo, rhi, flo):
+        """The overlap of the selection's cells with the region [rlo, rhi] (3 entries,
+        inclusive) of a fab whose data start at flo: (fab slices, result slices), or
+        None when the spatial overlap is empty (pyAMReX's _get_intersect_slice)."""
+        i1 = [max(self.start[d], rlo[d]) for d in range(3)]
+        i2 = [min(self.stop[d], rhi[d] + 1) for d in range(3)]
+        if any(b <= a for a, b in zip(i1, i2)):
             return None
-        return lo4, hi4
+        comp = slice(self.start[3], self.stop[3])
+        fab = tuple(slice(i1[d] - flo[d], i2[d] - flo[d]) for d in range(3)) + (comp,)
+        res = tuple(slice(i1[d] - self.start[d], i2[d] - self.start[d]) for d in range(3))
+        return fab, res + (slice(0, max(0, self.stop[3] - self.start[3])),)
 
 
 def _corners(box, dim):
@@ -248,9 +280,9 @@ def _host(a):
 
 
 def _like(view, arr):
-    """`arr` (host) as an array of the kind of `view` (CuPy for device views)."""
+    """`arr` as an array of the kind of `view` (NumPy for host views, CuPy for device views)."""
     if isinstance(view, np.ndarray):
-        return arr
+        return _host(arr)
     import cupy
     return cupy.asarray(arr)
 
@@ -277,101 +309,173 @@ def _host_accessible(arr):
     return True
 
 
-def _covered(mf):
-    ba = mf.box_array()
-    return ba.numPts == ba.minimal_box().numPts()
+def _complete(mf):
+    """pyAMReX's test: the cells of the BoxArray fill its minimal box."""
+    cells = mf.box_array().enclosed_cells()
+    return cells.numPts == cells.minimal_box().numPts()
+
+
+def _read_pieces(sel, views, dim, mini_lo, mini_hi, internal):
+    """[(result slices, host data)] in MFIter order: internal=True the whole fab
+    boxes, else the valid boxes grown only where they touch the outside of the
+    minimal box."""
+    out = []
+    for vb, fb, view in views:
+        flo, fhi = _corners(fb, dim)
+        if internal:
+            rlo, rhi = flo, fhi
+        else:
+            vlo, vhi = _corners(vb, dim)
+            rlo = [flo[d] if d < dim and vlo[d] == mini_lo[d] else vlo[d] for d in range(3)]
+            rhi = [fhi[d] if d < dim and vhi[d] == mini_hi[d] else vhi[d] for d in range(3)]
+        p = sel.pieces(rlo, rhi, flo)
+        if p is not None:
+            out.append((p[1], _host(view[p[0]])))
+    return out
 
 
 def _getitem(self, index, with_internal_ghosts=False):
     sel = _Selection(self, index)
     dim = sel.dim
-    ncomp = self.nComp
-    mini_lo = sel.lo[:dim]
-    mini_hi = sel.hi[:dim]
     views = _fab_views(self)
-    dtype = views[0][2].dtype if views else np.float64
-    result = np.zeros(sel.shape, dtype=dtype)
-    matched = np.zeros(sel.shape[:3], dtype=bool) if views else None
-    pieces = []  # (lo4, hi4, data) for the MPI gather
-
-    def put(region_lo, region_hi, fab_lo, view):
-        r = sel.intersect(region_lo, region_hi, ncomp)
-        if r is None:
-            return
-        lo4, hi4 = r
-        src = tuple(slice(lo4[d] - fab_lo[d], hi4[d] - fab_lo[d]) for d in range(3)) + (slice(lo4[3], hi4[3]),)
-        dst = tuple(slice(lo4[d] - sel.start[d], hi4[d] - sel.start[d]) for d in range(4))
-        data = _host(view[src])
-        result[dst] = data
-        matched[dst[:3]] = True
-        pieces.append((lo4, hi4, np.array(data)))
-
-    first_internal = with_internal_ghosts or not _covered(self)
-    if first_internal:
-        for vb, fb, view in views:
-            flo, fhi = _corners(fb, dim)
-            put(flo, fhi, flo, view)
-    for vb, fb, view in views:
-        flo, fhi = _corners(fb, dim)
-        vlo, vhi = _corners(vb, dim)
-        # valid box, grown only where it touches the outer boundary of the minimal box
-        rlo = [flo[d] if d < dim and vlo[d] == mini_lo[d] else vlo[d] for d in range(3)]
-        rhi = [fhi[d] if d < dim and vhi[d] == mini_hi[d] else vhi[d] for d in range(3)]
-        put(rlo, rhi, flo, view)
-
+    mini_lo, mini_hi = sel.lo[:dim], sel.hi[:dim]
+    # pyAMReX: when the boxes leave holes in the minimal box the internal ghost
+    # cells are read first, then the valid data (later pieces overwrite earlier ones)
+    passes = [True] if with_internal_ghosts else ([False] if _complete(self) else [True, False])
+    phases = [_read_pieces(sel, views, dim, mini_lo, mini_hi, internal) for internal in passes]
     amr = _module_of(self)
     if amr.Config.have_mpi and amr.ParallelDescriptor.NProcs() > 1:
         try:
             from mpi4py import MPI
         except ImportError as e:
-            raise Exception("MultiFab.__getitem__: reading a distributed MultiFab needs mpi4py") from e
-        everything = MPI.COMM_WORLD.allgather(pieces)
-        result = np.zeros(sel.shape, dtype=dtype)
-        matched = np.zeros(sel.shape[:3], dtype=bool)
-        for rank_pieces in everything:
-            for lo4, hi4, data in rank_pieces:
-                dst = tuple(slice(lo4[d] - sel.start[d], hi4[d] - sel.start[d]) for d in range(4))
-                result[dst] = data
-                matched[dst[:3]] = True
-    if matched is None or not matched.any():
-        return np.zeros(0)
+            raise Exception("MultiFab.__getitem__ requires mpi4py") from e
+        ranks = MPI.COMM_WORLD.allgather(phases)
+        phases = [[p for r in ranks for p in r[i]] for i in range(len(passes))]
+    result = None
+    for phase in phases:
+        for dst, data in phase:
+            if result is None:
+                result = np.zeros(sel.shape, dtype=data.dtype)
+            result[dst] = data
+    if result is None:
+        return np.zeros(0)  # nothing matched (pyAMReX)
+    if with_internal_ghosts:
+        return result  # pyAMReX: not squeezed
     return result.squeeze()[()]
+
+
+def _target_dtype(views, mf):
+    if views:
+        return views[0][2].dtype
+    return np.dtype(np.int32) if type(mf).__name__ == "iMultiFab" else np.dtype(np.float64)
+
+
+def _check_values(arr, dtype, xp=np):
+    """TypeError / ValueError / OverflowError where NumPy's assignment would store
+    something else than the value (None as NaN, a complex number's real part, a
+    truncated float or a wrapped integer in an integer MultiFab)."""
+    kind = arr.dtype.kind
+    if kind not in "biuf":
+        what = "complex numbers" if kind == "c" else "not real numbers"
+        raise TypeError(f"MultiFab.__setitem__: cannot store values of dtype {arr.dtype} ({what}) "
+                        f"in a MultiFab of {dtype}")
+    if dtype.kind not in "iu" or kind == "b" or arr.size == 0:
+        return
+    if kind == "f":
+        if not bool(xp.all(xp.isfinite(arr))):
+            raise ValueError(f"MultiFab.__setitem__: cannot store NaN or infinity in a MultiFab of {dtype}")
+        if not bool(xp.all(arr == xp.trunc(arr))):
+            raise ValueError(f"MultiFab.__setitem__: cannot store a non-integral value in a MultiFab of {dtype}")
+    info = np.iinfo(dtype)
+    lo, hi = arr.min().item(), arr.max().item()
+    if lo < info.min or hi > info.max:
+        raise OverflowError(f"MultiFab.__setitem__: values {lo}..{hi} do not fit a MultiFab of {dtype}")
+
+
+def _scalar(value, dtype):
+    """The value when it is a real number that the MultiFab's dtype holds exactly
+    (TypeError / ValueError / OverflowError otherwise), None when not a number."""
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"MultiFab.__setitem__: cannot store a complex number in a MultiFab of {dtype}")
+    if isinstance(value, (int, np.integer)):
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            if not info.min <= int(value) <= info.max:
+                raise OverflowError(f"MultiFab.__setitem__: {value} does not fit a MultiFab of {dtype}")
+        else:
+            float(value)  # OverflowError when too large for a double
+        return value
+    if isinstance(value, (float, np.floating)):
+        if dtype.kind in "iu":
+            _check_values(np.asarray(value, dtype=np.float64), dtype)
+        return value
+    return None
+
+
+def _value(value, sel, dtype):
+    """('scalar', v) or ('array', a) with a.shape == sel.shape (a broadcast view)."""
+    if value is None or isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(f"MultiFab.__setitem__: the value must be a number or an array, not {type(value).__name__}")
+    s = _scalar(value, dtype)
+    if s is not None:
+        return "scalar", s
+    shape = sel.shape
+    xp = np
+    tries = []
+    if isinstance(value, np.ndarray):
+        arr = value
+        if arr.ndim > 0:
+            # pyAMReX: each length-1 axis of the selection (x, y, z in turn, then the
+            # component when it has length 1 or the value has fewer than 4 axes) is
+            # inserted into the value's shape
+            gshape = list(arr.shape)
+            for ax in range(3):
+                if shape[ax] == 1:
+                    gshape[ax:ax] = [1]
+            if shape[3] == 1 or len(gshape) < 4:
+                gshape[3:3] = [1]
+            tries.append(arr.reshape(gshape))
+    elif hasattr(value, "__cuda_array_interface__"):
+        import cupy
+        xp = cupy
+        arr = cupy.asarray(value)  # pyAMReX: other arrays broadcast as they are
+    else:
+        arr = np.asarray(value)
+    _check_values(arr, dtype, xp)
+    if arr.ndim == 0:
+        return "scalar", arr.item()
+    tries.append(arr)  # NumPy's own rule (also for an array of the whole 4-D shape)
+    for a in tries:
+        while a.ndim > 4 and a.shape[0] == 1:  # NumPy's assignment drops leading length-1 axes
+            a = a[0]
+        if a.ndim <= 4:
+            try:
+                return "array", xp.broadcast_to(a, shape)
+            except ValueError:
+                pass
+    raise ValueError(f"MultiFab.__setitem__: a value of shape {tuple(np.shape(value))} does not fit the "
+                     f"selection of shape {shape} (x, y, z, component)")
 
 
 def _setitem(self, index, value):
     sel = _Selection(self, index)
-    dim = sel.dim
-    ncomp = self.nComp
-    full = sel.shape
-    reduced = tuple(n for n, s in zip(full, sel.scalar) if not s)
-    if np.isscalar(value) or (isinstance(value, np.ndarray) and value.ndim == 0):
-        v = None
-        scalar_value = value
-    else:
-        arr = _host(value) if not isinstance(value, np.ndarray) else value
-        arr = np.asarray(arr)
-        try:
-            arr = np.broadcast_to(arr, reduced)
-        except ValueError:
-            raise ValueError(f"MultiFab.__setitem__: a value of shape {np.shape(value)} does not fit the "
-                             f"selection of shape {reduced}") from None
-        v = arr.reshape(full)
-    for vb, fb, view in _fab_views(self):
-        flo, fhi = _corners(fb, dim)
-        r = sel.intersect(flo, fhi, ncomp)
-        if r is None:
+    views = _fab_views(self)
+    kind, v = _value(value, sel, _target_dtype(views, self))
+    for vb, fb, view in views:
+        flo, fhi = _corners(fb, sel.dim)
+        p = sel.pieces(flo, fhi, flo)  # every cell of the fab, ghost cells included
+        if p is None:
             continue
-        lo4, hi4 = r
-        dst = tuple(slice(lo4[d] - flo[d], hi4[d] - flo[d]) for d in range(3)) + (slice(lo4[3], hi4[3]),)
-        if v is None:
-            view[dst] = scalar_value
+        if kind == "scalar":
+            view[p[0]] = v
         else:
-            src = tuple(slice(lo4[d] - sel.start[d], hi4[d] - sel.start[d]) for d in range(4))
-            view[dst] = _like(view, v[src])
+            view[p[0]] = _like(view, v[p[1]])
 
 
 def __getitem__(self, index, with_internal_ghosts=False):
-    """Global-index read (API.md 2.8; see the module documentation for the rules)."""
+    """Global-index read (pyAMReX's MultiFab extension; see the module documentation)."""
     return _getitem(self, index, with_internal_ghosts)
 
 

@@ -46,8 +46,10 @@ static int fab_new(int dim, int dtype, bf_arena *arena, bf_fab **out) {
   bf_fab *f = calloc(1, sizeof *f);
   BF_CHECK(f != NULL, BF_ERROR_MEMORY, "out of memory for a fab");
   bf_object_init(&f->obj, fab_free);
+  /* AMReX's default BaseFab domain is Box(): small end 1, big end 0 in every
+   * direction, cell-centred (AMReX_Box.H BoxND(): smallend(1), bigend(0)) */
   f->box.dim = dim;
-  f->box.hi[0] = -1; /* empty */
+  for (int d = 0; d < dim; ++d) f->box.lo[d] = 1, f->box.hi[d] = 0;
   f->dtype = dtype;
   f->arena = arena ? arena : bf_arena_get(BF_ARENA_DEFAULT);
   *out = f;

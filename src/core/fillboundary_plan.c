@@ -164,6 +164,139 @@ static bool lower_owner(int64_t gi, int64_t j, const int *s) {
 }
 static bool self_image(int64_t gi, int64_t j, const int *s) { return j == gi && shift_positive(s); }
 
+/* ---- fill_boundary in AMReX's order -------------------------------------------- *
+ * Where several sources hold the same ghost point (nodal data: a ghost node on
+ * the face two neighbours share; periodic images), the last copy wins, so the
+ * items of a destination fab are listed in the order of AMReX's local copy tags
+ * (AMReX_FabArrayBase.cpp define_fb_metadata, applied in tag order by
+ * AMReX_FBI.H FB_local_copy_cpu): for every shift `pit` of
+ * Periodicity::shiftIntVect(nghost) (x outermost, each from -per to +per, per
+ * the smallest multiple of the period >= nghost), for every box of
+ * BoxArray::intersections(grown dst box + pit) in the order that query returns
+ * them, the pieces of the ghost region it covers. */
+
+/* The order of BoxArray::intersections (AMReX_BoxArray.cpp getHashMap and
+ * intersections): boxes are hashed by the small end of their cell-centred box
+ * coarsened by the largest cell-box extent (each direction, >= 1), the hash
+ * cells are visited z, y, x lexicographically (x fastest) and a cell's boxes
+ * in index order.  rank[j] = position of box j in that order. */
+static int64_t *hash_rank(const bf_boxarray *ba) {
+  int64_t n = bf_boxarray_size(ba);
+  const bf_box *b = bf_boxarray_data(ba);
+  int64_t *rank = malloc((size_t)(n > 0 ? n : 1) * sizeof *rank);
+  int64_t *ord = malloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
+  int (*key)[3] = malloc((size_t)(n > 0 ? n : 1) * sizeof *key);
+  if (!rank || !ord || !key) {
+    free(rank), free(ord), free(key);
+    return NULL;
+  }
+  int ext[3] = {1, 1, 1};
+  for (int64_t j = 0; j < n; ++j)
+    for (int d = 0; d < b[j].dim; ++d) {
+      long long len = (long long)b[j].hi[d] - b[j].lo[d] + 1 - (long long)(b[j].type >> d & 1u);
+      if (len > ext[d]) ext[d] = len > 0x7fffffff ? 0x7fffffff : (int)len;
+    }
+  for (int64_t j = 0; j < n; ++j) {
+    for (int d = 0; d < 3; ++d) {
+      long long lo = d < b[j].dim ? b[j].lo[d] : 0;
+      key[j][d] = (int)(lo >= 0 ? lo / ext[d] : -((-lo + ext[d] - 1) / ext[d])); /* floor */
+    }
+    ord[j] = j;
+  }
+  /* bottom-up merge sort by (key z, y, x, index) */
+  int64_t *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
+  if (!tmp) {
+    free(rank), free(ord), free(key);
+    return NULL;
+  }
+  for (int64_t w = 1; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int64_t a = lo, c = mid, o = lo;
+      while (a < mid || c < hi) {
+        bool take_a = c >= hi;
+        if (a < mid && c < hi) {
+          const int *ka = key[ord[a]], *kc = key[ord[c]];
+          int cmp = 0;
+          for (int d = 2; d >= 0 && !cmp; --d) cmp = (ka[d] > kc[d]) - (ka[d] < kc[d]);
+          take_a = cmp < 0 || (cmp == 0 && ord[a] < ord[c]);
+        }
+        tmp[o++] = take_a ? ord[a++] : ord[c++];
+      }
+    }
+    memcpy(ord, tmp, (size_t)n * sizeof *ord);
+  }
+  for (int64_t r = 0; r < n; ++r) rank[ord[r]] = r;
+  free(tmp), free(ord), free(key);
+  return rank;
+}
+
+/* Periodicity::shiftIntVect(nghost) as boxfab shifts (src index = dst index -
+ * shift, so shift = -pit), in AMReX's order. */
+static int amrex_shifts(const bf_plan_key *k, int dim, int **out, int *n) {
+  int per[3] = {0, 0, 0}, jmp[3] = {1, 1, 1};
+  for (int d = 0; d < dim; ++d)
+    if (k->has_period && k->period.period[d] > 0) {
+      per[d] = jmp[d] = k->period.period[d];
+      while (per[d] < k->dst_ng[d]) per[d] += k->period.period[d];
+    }
+  int64_t count = 1;
+  for (int d = 0; d < 3; ++d) count *= 2 * (per[d] / jmp[d]) + 1;
+  int *s = malloc((size_t)(3 * count) * sizeof *s);
+  BF_CHECK(s != NULL, BF_ERROR_MEMORY, "out of memory for a copy plan");
+  int m = 0;
+  for (int i = -per[0]; i <= per[0]; i += jmp[0])
+    for (int j = -per[1]; j <= per[1]; j += jmp[1])
+      for (int l = -per[2]; l <= per[2]; l += jmp[2]) {
+        s[3 * m] = -i, s[3 * m + 1] = -j, s[3 * m + 2] = -l;
+        ++m;
+      }
+  *out = s;
+  *n = m;
+  return BF_SUCCESS;
+}
+
+/* The items of local dst fab di (global gi, valid box v, ghost pieces
+ * pieces[0..np)) in AMReX's tag order. */
+static int add_items_fb(itemvec *iv, const bf_plan_key *k, int64_t di, int64_t gi, const bf_box *v,
+                        const bf_box *pieces, int np, const int *shifts, int ns, const int64_t *rank,
+                        const int64_t *src_g2l, bf_isect_list *ql) {
+  const bf_box *sb = bf_boxarray_data(k->src_ba);
+  bf_box g = *v;
+  (void)bf_box_grow(&g, k->dst_ng);
+  int err = BF_SUCCESS;
+  for (int si = 0; si < ns && !err; ++si) {
+    const int *s = &shifts[3 * si];
+    bf_box q = g; /* src boxes j with (box_j + s) meeting g: box_j meets g - s */
+    int ms[3] = {-s[0], -s[1], -s[2]};
+    (void)bf_box_shift_iv(&q, ms);
+    err = bf_mesh_intersecting(k->src_ba, &q, ql);
+    if (err) break;
+    /* ql->index ascending: reorder by rank (insertion sort; a few neighbours) */
+    for (int64_t a = 1; a < ql->count; ++a) {
+      int64_t x = ql->index[a], b = a - 1;
+      while (b >= 0 && rank[ql->index[b]] > rank[x]) {
+        ql->index[b + 1] = ql->index[b];
+        --b;
+      }
+      ql->index[b + 1] = x;
+    }
+    for (int64_t c = 0; c < ql->count && !err; ++c) {
+      int64_t j = ql->index[c];
+      if (!not_self(gi, j, s)) continue;
+      if (src_g2l[j] < 0) continue; /* remote: needs the distributed engine */
+      bf_box r0 = sb[j];
+      (void)bf_box_shift_iv(&r0, s);
+      for (int p = 0; p < np && !err; ++p) {
+        bf_box r;
+        bf_box_intersection(&r0, &pieces[p], &r);
+        if (bf_box_ok(&r)) err = push(iv, di, src_g2l[j], &r, s);
+      }
+    }
+  }
+  return err;
+}
+
 static int64_t *g2l_of(const bf_distmap *dm, int64_t n, int64_t *nlocal) {
   int64_t *g = malloc((size_t)(n > 0 ? n : 1) * sizeof *g);
   if (!g) return NULL;
@@ -185,6 +318,13 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
   int dim = bf_boxarray_dim(k->dst_ba);
   bf_box all = bf_mesh_bounding(k->src_ba, k->src_ng);
   bf_isect_list ql = {0};
+  int *fb_shifts = NULL, fb_ns = 0;
+  int64_t *rank = NULL;
+  if (!err && k->kind == BF_PLAN_FILL_BOUNDARY) {
+    err = amrex_shifts(k, dim, &fb_shifts, &fb_ns);
+    if (!err && !(rank = hash_rank(k->src_ba)))
+      err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a copy plan");
+  }
   for (int64_t gi = 0; gi < nd && !err; ++gi) {
     int64_t di = dg[gi];
     if (di < 0) continue;
@@ -206,7 +346,7 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
         (void)bf_box_grow(&g, k->dst_ng);
         np = bf_box_equal(&g, v) ? 0 : box_diff(&g, v, pieces);
       }
-      for (int p = 0; p < np && !err; ++p) err = add_items(&iv, k, di, gi, &pieces[p], not_self, sg, &all, &ql);
+      if (np) err = add_items_fb(&iv, k, di, gi, v, pieces, np, fb_shifts, fb_ns, rank, sg, &ql);
       break;
     }
     case BF_PLAN_COPY:
@@ -225,6 +365,8 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
     }
   }
   bf_isect_list_free(&ql);
+  free(fb_shifts);
+  free(rank);
   /* the syncs read what earlier items of the same fab wrote: keep them as they are */
   if (!err && (k->kind == BF_PLAN_FILL_BOUNDARY || k->kind == BF_PLAN_COPY || k->kind == BF_PLAN_SUM_BOUNDARY))
     merge_items(&iv);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fillboundary_impl.h"
 #include "multifab_impl.h"
 
 /* The task list of a call is kept with the destination (multifab_tcache.c):
@@ -276,8 +277,41 @@ int bf_multifab_norm1(const bf_multifab *mf, int comp, bf_intvect ng, bool local
   return BF_SUCCESS;
 }
 
+/* AMReX_MultiFab.cpp MultiFab::norm1(comp, period) and norm2(comp, period):
+ * every copy of a point counts with weight 1 / (number of copies), the count
+ * being OverlapMask(period) (boxes sharing nodal points, periodic images):
+ * norm1 sums |a / m| (Copy, then Divide by the mask, then norm1), norm2 sums
+ * a * a / m.  Made of the element-wise kernels, as AMReX makes norm1. */
+static int weighted_norm(const bf_multifab *mf, int comp, const bf_periodicity *period, bool square, double *r,
+                         const char *what) {
+  BF_CALL(bf_multifab_check(mf));
+  BF_CALL(bf_mf_check_data(mf));
+  BF_CALL(bf_mf_check_comps(mf, comp, 1, what));
+  bf_intvect z = zero_ng(mf);
+  bf_multifab *cnt = NULL, *tmp = NULL;
+  BF_CALL(bf_mf_overlap_mask(mf, period, &cnt));
+  bf_kresult res;
+  int err;
+  if (!cnt) { /* no shared point: every weight is 1 */
+    err = reduce(square ? BF_ROP_SUMSQ : BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, z, false, NULL, &res, what);
+  } else {
+    err = bf_multifab_create(mf->ba, mf->dm, 1, z, BF_DTYPE_DOUBLE, mf->arena, true, &tmp);
+    if (!err) err = bf_multifab_copy(tmp, mf, comp, 0, 1, z);
+    if (!err && square) err = bf_multifab_multiply(tmp, mf, comp, 0, 1, z);
+    if (!err) err = bf_multifab_divide(tmp, cnt, 0, 0, 1, z);
+    if (!err) err = reduce(square ? BF_ROP_SUM : BF_ROP_ABSSUM, tmp, 0, NULL, 0, 1, NULL, z, false, NULL, &res, what);
+  }
+  bf_multifab_destroy(&tmp);
+  bf_multifab_destroy(&cnt);
+  if (err) return err;
+  *r = square ? sqrt(res.value) : res.value;
+  return BF_SUCCESS;
+}
+
 int bf_multifab_norm1_unique(const bf_multifab *mf, int comp, const bf_periodicity *period, double *r) {
   BF_CALL(bf_multifab_check(mf));
+  if (mf->dtype == BF_DTYPE_DOUBLE) return weighted_norm(mf, comp, period, false, r, "norm1");
+  /* int data (no AMReX counterpart): the owner's copy of each point */
   bf_kresult res;
   BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, &res, "norm1"));
   *r = res.value;
@@ -287,9 +321,16 @@ int bf_multifab_norm1_unique(const bf_multifab *mf, int comp, const bf_periodici
 int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_periodicity *period, double *r) {
   BF_CALL(bf_multifab_check(mf));
   bf_kresult res;
-  /* cell-centred data without periodic images have no shared points: skip the masks */
-  bool unique = !bf_multifab_is_all_cell_centered(mf) || period != NULL;
-  BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), unique, period, &res, "norm2"));
+  if (period && mf->dtype == BF_DTYPE_DOUBLE) return weighted_norm(mf, comp, period, true, r, "norm2");
+  if (period) { /* int data (no AMReX counterpart): the owner's copy of each point */
+    BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, &res, "norm2"));
+    *r = sqrt(res.value);
+    return BF_SUCCESS;
+  }
+  /* MultiFab::norm2(comp) = sqrt(Dot(*this, comp, 1, 0)): every copy of a
+   * shared nodal point counts (AMReX asserts cell-centred data only in debug
+   * builds; a release build, such as pyAMReX's, sums all copies) */
+  BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), false, NULL, &res, "norm2"));
   *r = sqrt(res.value);
   return BF_SUCCESS;
 }

@@ -248,11 +248,14 @@ int bfpy_memory_of_arena(const bf_arena *a);
 typedef struct { PyObject_HEAD int dim; bf_arena *arena; } bfpy_arena_object;   /* arena: a singleton, never freed */
 typedef struct { PyObject_HEAD int dim; bool alloc; PyObject *arena; PyObject *tags; } bfpy_mfinfo_object;
 /* arena: an Arena object or NULL (default); tags: a Vector_string or NULL */
+/* tilesize: an IntVect object of dimension dim owned by the MFItInfo (never NULL
+ * after construction); the attribute returns it, so changes to it read through
+ * (pyAMReX: def_readwrite returns a reference to the member). */
 typedef struct {
   PyObject_HEAD int dim;
   bool do_tiling, dynamic, device_sync;
   int num_streams;
-  bf_intvect tilesize;
+  PyObject *tilesize;
 } bfpy_mfitinfo_object;
 typedef struct { PyObject_HEAD int dim; } bfpy_fabfactory_object;
 /* BaseFab_Real / FArrayBox: fab may be NULL (empty); owner: the object whose

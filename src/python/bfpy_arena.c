@@ -7,9 +7,11 @@
  * same arena compare equal and hash alike).  The C arenas are singletons that
  * are never freed, so an Arena object never dangles.
  *
- * MFInfo / MFItInfo setters return a modified COPY so that calls chain
- * (MFInfo().set_arena(a).set_alloc(False)); MFInfo.set_tag appends in place
- * and returns None, as pyAMReX. */
+ * MFInfo / MFItInfo setters change the object and return it, as the C++
+ * setters (AMReX_FabArray.H MFInfo::SetAlloc/SetArena/SetTag, AMReX_MFIter.H
+ * MFItInfo::EnableTiling/SetDynamic/...: `return *this;`), so calls chain
+ * (MFInfo().set_arena(a).set_alloc(False)) and `info.enable_tiling(ts)` alone
+ * tiles `info`. */
 #define _GNU_SOURCE /* open_memstream */
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,11 +418,8 @@ static PyObject *mfinfo_set_alloc(PyObject *self, PyObject *const *args, Py_ssiz
   static const char *const names[] = {"", NULL};
   PyObject *a[1];
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0) return NULL;
-  bool v;
-  if (bfpy_fab_to_bool(a[0], &v, "MFInfo.set_alloc alloc") < 0) return NULL;
-  PyObject *c = mfinfo_copy_obj(self);
-  if (c) MFINFO(c)->alloc = v;
-  return c;
+  if (bfpy_fab_to_bool(a[0], &MFINFO(self)->alloc, "MFInfo.set_alloc alloc") < 0) return NULL;
+  return Py_NewRef(self);
 }
 
 static PyObject *mfinfo_set_arena(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -431,9 +430,8 @@ static PyObject *mfinfo_set_arena(PyObject *self, PyObject *const *args, Py_ssiz
     PyErr_Format(PyExc_TypeError, "MFInfo.set_arena(arena: Arena, /): got %.100s", Py_TYPE(a[0])->tp_name);
     return NULL;
   }
-  PyObject *c = mfinfo_copy_obj(self);
-  if (c && mfinfo_store_arena(MFINFO(c), a[0], "MFInfo.set_arena arena") < 0) Py_CLEAR(c);
-  return c;
+  if (mfinfo_store_arena(MFINFO(self), a[0], "MFInfo.set_arena arena") < 0) return NULL;
+  return Py_NewRef(self);
 }
 
 static PyObject *mfinfo_set_tag(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -450,7 +448,7 @@ static PyObject *mfinfo_set_tag(PyObject *self, PyObject *const *args, Py_ssize_
   Py_DECREF(tags);
   if (!r) return NULL;
   Py_DECREF(r);
-  Py_RETURN_NONE;
+  return Py_NewRef(self);
 }
 
 static PyObject *mfinfo_copy(PyObject *self, PyObject *noargs) {
@@ -470,11 +468,11 @@ static PyObject *mfinfo_repr(PyObject *self) {
 
 static PyMethodDef mfinfo_methods[] = {
     {"set_alloc", (PyCFunction)(void (*)(void))mfinfo_set_alloc, METH_FASTCALL | METH_KEYWORDS,
-     "set_alloc(alloc: bool, /) -> MFInfo: a copy with alloc set."},
+     "set_alloc(alloc: bool, /) -> MFInfo: sets alloc and returns self."},
     {"set_arena", (PyCFunction)(void (*)(void))mfinfo_set_arena, METH_FASTCALL | METH_KEYWORDS,
-     "set_arena(arena: Arena, /) -> MFInfo: a copy with the arena set."},
+     "set_arena(arena: Arena, /) -> MFInfo: sets the arena and returns self."},
     {"set_tag", (PyCFunction)(void (*)(void))mfinfo_set_tag, METH_FASTCALL | METH_KEYWORDS,
-     "set_tag(tag: str, /) -> None: appends a tag (in place)."},
+     "set_tag(tag: str, /) -> MFInfo: appends a tag and returns self."},
     {"__copy__", mfinfo_copy, METH_NOARGS, "A copy."},
     {NULL, NULL, 0, NULL},
 };
@@ -498,6 +496,7 @@ static PyType_Spec mfinfo_spec = {.name = "MFInfo",
 
 /* ---- MFItInfo ------------------------------------------------------------------ */
 #define MFIT(o) ((bfpy_mfitinfo_object *)(o))
+#define MFIT_TS(o) (&((bfpy_intvect_object *)MFIT(o)->tilesize)->iv)
 
 static PyObject *mfitinfo_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   if (PyTuple_GET_SIZE(args) || (kwds && PyDict_GET_SIZE(kwds))) {
@@ -505,29 +504,51 @@ static PyObject *mfitinfo_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     return NULL;
   }
   int dim = bfpy_type_dim(type, BFPY_T_MFITINFO);
+  bf_intvect zero = bf_intvect_splat(dim, 0);
+  PyObject *ts = bfpy_intvect_new(&zero);
+  if (!ts) return NULL;
   bfpy_mfitinfo_object *o = (bfpy_mfitinfo_object *)type->tp_alloc(type, 0);
-  if (!o) return NULL;
-  /* AMReX's defaults: no tiling, not dynamic, device_sync on, one stream, tilesize 0. */
+  if (!o) {
+    Py_DECREF(ts);
+    return NULL;
+  }
+  /* AMReX_MFIter.H MFItInfo(): no tiling, not dynamic, tilesize 0,
+   * device_sync = !Gpu::inNoSyncRegion() and num_streams = Gpu::numGpuStreams():
+   * without a GPU inNoSyncRegion() is true and numGpuStreams() 1; with one
+   * (outside a no-sync region) true and amrex.max_gpu_streams (default 4). */
+  bool gpu = bf_gpu_available();
   o->dim = dim;
   o->do_tiling = false;
   o->dynamic = false;
-  o->device_sync = true;
-  o->num_streams = 1;
-  o->tilesize = bf_intvect_splat(dim, 0);
+  o->device_sync = gpu;
+  o->num_streams = gpu ? 4 : 1;
+  o->tilesize = ts;
   return (PyObject *)o;
 }
 
+static void mfitinfo_dealloc(PyObject *self) {
+  PyTypeObject *tp = Py_TYPE(self);
+  Py_CLEAR(MFIT(self)->tilesize);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
 static PyObject *mfitinfo_copy_obj(PyObject *self) {
+  PyObject *ts = bfpy_intvect_new(MFIT_TS(self));
+  if (!ts) return NULL;
   PyTypeObject *t = Py_TYPE(self);
   bfpy_mfitinfo_object *o = (bfpy_mfitinfo_object *)t->tp_alloc(t, 0);
-  if (!o) return NULL;
+  if (!o) {
+    Py_DECREF(ts);
+    return NULL;
+  }
   bfpy_mfitinfo_object *s = MFIT(self);
   o->dim = s->dim;
   o->do_tiling = s->do_tiling;
   o->dynamic = s->dynamic;
   o->device_sync = s->device_sync;
   o->num_streams = s->num_streams;
-  o->tilesize = s->tilesize;
+  o->tilesize = ts;
   return (PyObject *)o;
 }
 
@@ -543,12 +564,15 @@ static int mfit_set_bool(PyObject *self, PyObject *v, void *c) {
   return bfpy_fab_to_bool(v, (bool *)((char *)self + (size_t)c), "MFItInfo attribute");
 }
 
+/* *out is written only when v is valid */
 static int check_num_streams(PyObject *v, int *out) {
-  if (bfpy_to_int(v, out, "MFItInfo num_streams") < 0) return -1;
-  if (*out < 1) {
-    PyErr_Format(PyExc_ValueError, "MFItInfo num_streams must be >= 1, got %d", *out);
+  int n;
+  if (bfpy_to_int(v, &n, "MFItInfo num_streams") < 0) return -1;
+  if (n < 1) {
+    PyErr_Format(PyExc_ValueError, "MFItInfo num_streams must be >= 1, got %d", n);
     return -1;
   }
+  *out = n;
   return 0;
 }
 
@@ -579,7 +603,8 @@ static int check_tilesize(PyObject *v, int dim, bf_intvect *out, const char *wha
 
 static PyObject *mfit_get_tilesize(PyObject *self, void *c) {
   (void)c;
-  return bfpy_intvect_new(&MFIT(self)->tilesize);
+  /* the object itself: info.tilesize[0] = 4 changes info (pyAMReX's def_readwrite) */
+  return Py_NewRef(MFIT(self)->tilesize);
 }
 
 static int mfit_set_tilesize(PyObject *self, PyObject *v, void *c) {
@@ -588,7 +613,10 @@ static int mfit_set_tilesize(PyObject *self, PyObject *v, void *c) {
     PyErr_SetString(PyExc_AttributeError, "cannot delete MFItInfo.tilesize");
     return -1;
   }
-  return check_tilesize(v, MFIT(self)->dim, &MFIT(self)->tilesize, "MFItInfo.tilesize");
+  bf_intvect ts;
+  if (check_tilesize(v, MFIT(self)->dim, &ts, "MFItInfo.tilesize") < 0) return -1;
+  *MFIT_TS(self) = ts; /* copy the value in: the assigned object stays separate */
+  return 0;
 }
 
 static PyGetSetDef mfitinfo_getset[] = {
@@ -596,11 +624,15 @@ static PyGetSetDef mfitinfo_getset[] = {
      (void *)offsetof(bfpy_mfitinfo_object, do_tiling)},
     {"dynamic", mfit_get_bool, mfit_set_bool, "bool: dynamic scheduling of tiles over threads",
      (void *)offsetof(bfpy_mfitinfo_object, dynamic)},
-    {"device_sync", mfit_get_bool, mfit_set_bool, "bool: synchronize the device at the end of the loop",
+    {"device_sync", mfit_get_bool, mfit_set_bool,
+     "bool: synchronize the device at the end of the loop (default: whether a GPU is in use, as AMReX)",
      (void *)offsetof(bfpy_mfitinfo_object, device_sync)},
-    {"num_streams", mfit_get_num_streams, mfit_set_num_streams, "int: GPU streams to use (1 without a GPU)", NULL},
+    {"num_streams", mfit_get_num_streams, mfit_set_num_streams,
+     "int: GPU streams to use (default 1 without a GPU, 4 with one, as AMReX)", NULL},
     {"tilesize", mfit_get_tilesize, mfit_set_tilesize,
-     "IntVect: tile size (zero vector: not set; tiling then uses AMReX's default)", NULL},
+     "IntVect: tile size (zero vector: not set; tiling then uses AMReX's default); the object of this "
+     "MFItInfo, so changing it changes the MFItInfo",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -618,12 +650,9 @@ static PyObject *mfit_enable_tiling(PyObject *self, PyObject *const *args, Py_ss
         return NULL;
       }
   }
-  PyObject *c = mfitinfo_copy_obj(self);
-  if (c) {
-    MFIT(c)->do_tiling = true;
-    MFIT(c)->tilesize = ts;
-  }
-  return c;
+  MFIT(self)->do_tiling = true;
+  *MFIT_TS(self) = ts;
+  return Py_NewRef(self);
 }
 
 static PyObject *mfit_set_flag(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
@@ -631,11 +660,8 @@ static PyObject *mfit_set_flag(PyObject *self, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"f", NULL};
   PyObject *a[1];
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0) return NULL;
-  bool v;
-  if (bfpy_fab_to_bool(a[0], &v, what) < 0) return NULL;
-  PyObject *c = mfitinfo_copy_obj(self);
-  if (c) *(bool *)((char *)c + offset) = v;
-  return c;
+  if (bfpy_fab_to_bool(a[0], (bool *)((char *)self + offset), what) < 0) return NULL;
+  return Py_NewRef(self);
 }
 
 static PyObject *mfit_set_dynamic(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -653,25 +679,20 @@ static PyObject *mfit_set_num_streams_m(PyObject *self, PyObject *const *args, P
   static const char *const names[] = {"n", NULL};
   PyObject *a[1];
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0) return NULL;
-  int n;
-  if (check_num_streams(a[0], &n) < 0) return NULL;
-  PyObject *c = mfitinfo_copy_obj(self);
-  if (c) MFIT(c)->num_streams = n;
-  return c;
+  if (check_num_streams(a[0], &MFIT(self)->num_streams) < 0) return NULL;
+  return Py_NewRef(self);
 }
 
 static PyObject *mfit_disable_device_sync(PyObject *self, PyObject *noargs) {
   (void)noargs;
-  PyObject *c = mfitinfo_copy_obj(self);
-  if (c) MFIT(c)->device_sync = false;
-  return c;
+  MFIT(self)->device_sync = false;
+  return Py_NewRef(self);
 }
 
 static PyObject *mfit_use_default_stream(PyObject *self, PyObject *noargs) {
   (void)noargs;
-  PyObject *c = mfitinfo_copy_obj(self);
-  if (c) MFIT(c)->num_streams = 1;
-  return c;
+  MFIT(self)->num_streams = 1;
+  return Py_NewRef(self);
 }
 
 static PyObject *mfit_copy(PyObject *self, PyObject *noargs) {
@@ -681,7 +702,7 @@ static PyObject *mfit_copy(PyObject *self, PyObject *noargs) {
 
 static PyObject *mfitinfo_repr(PyObject *self) {
   bfpy_mfitinfo_object *o = MFIT(self);
-  PyObject *ts = bfpy_int_list(o->tilesize.v, o->dim);
+  PyObject *ts = bfpy_int_list(MFIT_TS(self)->v, o->dim);
   if (!ts) return NULL;
   PyObject *r = PyUnicode_FromFormat("MFItInfo(do_tiling=%s, dynamic=%s, device_sync=%s, num_streams=%d, "
                                      "tilesize=%R)",
@@ -693,25 +714,26 @@ static PyObject *mfitinfo_repr(PyObject *self) {
 
 static PyMethodDef mfitinfo_methods[] = {
     {"enable_tiling", (PyCFunction)(void (*)(void))mfit_enable_tiling, METH_FASTCALL | METH_KEYWORDS,
-     "enable_tiling(ts: IntVect = <AMReX's default tile size (1024000, 8, 8)>) -> MFItInfo: a copy with tiling "
-     "on and tile size ts."},
+     "enable_tiling(ts: IntVect = <AMReX's default tile size (1024000, 8, 8)>) -> MFItInfo: turns tiling on "
+     "with tile size ts and returns self."},
     {"set_dynamic", (PyCFunction)(void (*)(void))mfit_set_dynamic, METH_FASTCALL | METH_KEYWORDS,
-     "set_dynamic(f: bool) -> MFItInfo: a copy with dynamic set."},
+     "set_dynamic(f: bool) -> MFItInfo: sets dynamic and returns self."},
     {"set_device_sync", (PyCFunction)(void (*)(void))mfit_set_device_sync, METH_FASTCALL | METH_KEYWORDS,
-     "set_device_sync(f: bool) -> MFItInfo: a copy with device_sync set."},
+     "set_device_sync(f: bool) -> MFItInfo: sets device_sync and returns self."},
     {"set_num_streams", (PyCFunction)(void (*)(void))mfit_set_num_streams_m, METH_FASTCALL | METH_KEYWORDS,
-     "set_num_streams(n: int) -> MFItInfo: a copy with num_streams set (n >= 1)."},
+     "set_num_streams(n: int) -> MFItInfo: sets num_streams (n >= 1) and returns self."},
     {"disable_device_sync", mfit_disable_device_sync, METH_NOARGS,
-     "disable_device_sync() -> MFItInfo: a copy with device_sync False."},
+     "disable_device_sync() -> MFItInfo: sets device_sync False and returns self."},
     {"use_default_stream", mfit_use_default_stream, METH_NOARGS,
-     "use_default_stream() -> MFItInfo: a copy with num_streams 1."},
-    {"__copy__", mfit_copy, METH_NOARGS, "A copy."},
+     "use_default_stream() -> MFItInfo: sets num_streams 1 and returns self."},
+    {"__copy__", mfit_copy, METH_NOARGS, "A copy (with its own tilesize)."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyType_Slot mfitinfo_slots[] = {
     {Py_tp_doc, "MFItInfo(): how an MFIter iterates (default: no tiling)."},
     {Py_tp_new, mfitinfo_new},
+    {Py_tp_dealloc, mfitinfo_dealloc},
     {Py_tp_repr, mfitinfo_repr},
     {Py_tp_getset, mfitinfo_getset},
     {Py_tp_methods, mfitinfo_methods},

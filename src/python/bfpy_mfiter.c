@@ -96,11 +96,12 @@ static PyObject *it_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     }
     bfpy_mfitinfo_object *fi = (bfpy_mfitinfo_object *)info;
     tiling = fi->do_tiling;
+    const bf_intvect *fts = &((bfpy_intvect_object *)fi->tilesize)->iv;
     bool zero = true;
     for (int d = 0; d < dim; ++d)
-      if (fi->tilesize.v[d] != 0) zero = false;
+      if (fts->v[d] != 0) zero = false;
     if (tiling && !zero) {
-      ts = fi->tilesize;
+      ts = *fts;
       ts.dim = dim;
       tsp = &ts;
     }

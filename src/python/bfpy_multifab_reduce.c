@@ -281,8 +281,10 @@ static PyObject *m_norm2(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   bf_multifab *mf = bfpy_mf_self(self, "norm2");
   if (!mf) return NULL;
   if (s == 2) return run_comps(self, mf, out[0], bf_intvect_splat(dim, 0), false, do_norm2_comps);
+  /* norm2(comp, period) weights shared nodal points by their overlap count
+   * also for a non-periodic Periodicity: pass it on whenever given */
   if (bfpy_to_int(out[0], &comp, "comp") < 0 || (s == 1 && bfpy_mf_period(out[1], dim, &per, &has, "period") < 0) ||
-      bfpy_check(bf_multifab_norm2(mf, comp, has ? &per : NULL, &r)) < 0)
+      bfpy_check(bf_multifab_norm2(mf, comp, s == 1 ? &per : NULL, &r)) < 0)
     return NULL;
   return bfpy_mf_value(mf, r);
 }

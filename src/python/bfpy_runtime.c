@@ -409,11 +409,16 @@ static PyObject *rt_concatenate(PyObject *self, PyObject *const *args, Py_ssize_
   if (bfpy_to_int(a[1], &num, "concatenate() num") < 0) return NULL;
   if (a[2] && bfpy_to_int(a[2], &mindigits, "concatenate() mindigits") < 0) return NULL;
   if (mindigits < 0) return PyErr_Format(PyExc_ValueError, "concatenate(): mindigits must be >= 0, got %d", mindigits);
-  /* sign, then the digits zero-padded so that the whole number has at least mindigits characters */
-  int len = snprintf(NULL, 0, "%0*d", mindigits, num);
-  char *buf = PyMem_Malloc((size_t)len + 1);
+  /* AMReX_String.cpp Concatenate: root << std::setfill('0') << std::setw(mindigits) << num.
+   * The stream's default adjustment is right: the fill goes before the whole
+   * number, sign included (-5 with mindigits 5 is "000-5", not "-0005"). */
+  char num_s[16];
+  int nd = snprintf(num_s, sizeof num_s, "%d", num);
+  size_t width = (size_t)(mindigits > nd ? mindigits : nd);
+  char *buf = PyMem_Malloc(width + 1);
   if (!buf) return PyErr_NoMemory();
-  snprintf(buf, (size_t)len + 1, "%0*d", mindigits, num);
+  memset(buf, '0', width - (size_t)nd);
+  memcpy(buf + width - (size_t)nd, num_s, (size_t)nd + 1);
   PyObject *digits = PyUnicode_FromString(buf);
   PyMem_Free(buf);
   if (!digits) return NULL;

@@ -196,6 +196,54 @@ static double unique_ref(const bf_multifab *mf, int n, int period, const bf_box 
   return s;
 }
 
+/* Brute force of AMReX's OverlapMask weighting: m(q) = number of copies of the
+ * (periodically wrapped) point q over all boxes; Σ over copies of |x| / m
+ * (square: x * x / m). */
+static double weighted_ref(const bf_multifab *mf, int n, int period, bool square) {
+  static unsigned char count[20][20][20];
+  memset(count, 0, sizeof count);
+  int dim = bf_multifab_dim(mf);
+  for (int pass = 0; pass < 2; ++pass) {
+    double s = 0;
+    for (int64_t li = 0; li < bf_multifab_nlocal(mf); ++li) {
+      bf_mf_fab f;
+      bf_multifab_local_fab(mf, li, &f);
+      FOR_BOX(f.validbox, p) {
+        int q[3];
+        for (int d = 0; d < 3; ++d) q[d] = period && d < dim ? ((p[d] % period) + period) % period : p[d];
+        if (pass == 0) {
+          count[q[0]][q[1]][q[2]]++;
+        } else {
+          double x = mf_get(mf, li, p, n);
+          s += square ? x * x / count[q[0]][q[1]][q[2]] : fabs(x / count[q[0]][q[1]][q[2]]);
+        }
+      }
+    }
+    if (pass == 1) return s;
+  }
+  return 0;
+}
+
+/* Σ |x| over the first copy of each point (the owner rule of sum_unique). */
+static double unique_abs_ref(const bf_multifab *mf, int n, int period) {
+  static unsigned char seen[20][20][20];
+  memset(seen, 0, sizeof seen);
+  int dim = bf_multifab_dim(mf);
+  double s = 0;
+  for (int64_t li = 0; li < bf_multifab_nlocal(mf); ++li) {
+    bf_mf_fab f;
+    bf_multifab_local_fab(mf, li, &f);
+    FOR_BOX(f.validbox, p) {
+      int q[3];
+      for (int d = 0; d < 3; ++d) q[d] = period && d < dim ? ((p[d] % period) + period) % period : p[d];
+      if (seen[q[0]][q[1]][q[2]]) continue;
+      seen[q[0]][q[1]][q[2]] = 1;
+      s += fabs(mf_get(mf, li, p, n));
+    }
+  }
+  return s;
+}
+
 static void test_sum_unique_nodal(void) {
   for (int dim = 1; dim <= 3; ++dim)
     for (unsigned type = 1; type < (1u << dim); type = type * 2 + 1) {
@@ -219,29 +267,22 @@ static void test_sum_unique_nodal(void) {
         bf_box region = mkbox(dim, 2, 3, 8, 9, 16, 12, type);
         BFT_OK(bf_multifab_sum_unique(mf, &region, n, false, NULL, &v));
         BFT_CHECK(v == unique_ref(mf, n, 0, &region));
-        /* norm2 of nodal data counts shared points once */
-        double sq = 0;
-        {
-          static unsigned char seen[20][20][20];
-          memset(seen, 0, sizeof seen);
-          for (int64_t li = 0; li < bf_multifab_nlocal(mf); ++li) {
-            bf_mf_fab f;
-            bf_multifab_local_fab(mf, li, &f);
-            FOR_BOX(f.validbox, p) {
-              if (seen[p[0]][p[1]][p[2]]) continue;
-              seen[p[0]][p[1]][p[2]] = 1;
-              double x = mf_get(mf, li, p, n);
-              sq += x * x;
-            }
-          }
-        }
+        /* AMReX_MultiFab.cpp MultiFab::norm2(comp) = sqrt(Dot): every copy of a
+         * shared node counts; norm2(comp, period) / norm1(comp, period) weight
+         * each copy by 1 / OverlapMask (the number of copies of the point) */
         BFT_OK(bf_multifab_norm2(mf, n, NULL, &v));
-        BFT_CHECK(v == sqrt(sq));
+        BFT_CHECK(v == sqrt(reference(mf, n, 0, NULL).sumsq));
+        for (int pp = 0; pp <= 16; pp += 16) {
+          bf_periodicity nper = {dim, {0, 0, 0}};
+          double w2 = weighted_ref(mf, n, pp, true), w1 = weighted_ref(mf, n, pp, false);
+          BFT_OK(bf_multifab_norm2(mf, n, pp ? &per : &nper, &v));
+          BFT_CHECK(fabs(v - sqrt(w2)) <= 1e-12 * sqrt(w2));
+          BFT_OK(bf_multifab_norm1_unique(mf, n, pp ? &per : NULL, &v));
+          BFT_CHECK(fabs(v - w1) <= 1e-12 * w1);
+          /* the weights differ from the owner's copy when copies differ */
+          BFT_CHECK(fabs(w1 - unique_abs_ref(mf, n, pp)) > 1e-6 * w1);
+        }
       }
-      /* norm1 with periodicity = unique sum of |x| (values here: positive after abs) */
-      bf_multifab_abs(mf, NULL, 0, 1, iv3(dim, 0, 0, 0));
-      BFT_OK(bf_multifab_norm1_unique(mf, 0, &per, &v));
-      BFT_CHECK(v == unique_ref(mf, 0, 16, NULL));
       bf_multifab_destroy(&mf), bf_boxarray_destroy(&ba);
     }
 }

@@ -21,6 +21,33 @@ def test_empty_constructors(amr):
     assert issubclass(amr.FArrayBox, amr.BaseFab_Real)
 
 
+def test_default_fab_box_is_amrex_default_box(amr):
+    """AMReX_BaseFab.H: BaseFab() = default leaves `Box domain` default-constructed, and
+    AMReX_Box.H BoxND() is smallend(1), bigend(0), cell-centred; nvar = 0.  loVect() /
+    hiVect() point to that box's corners."""
+    dim = amr.Config.spacedim
+    one, zero = amr.IntVect([1] * dim), amr.IntVect([0] * dim)
+    for f in (amr.FArrayBox(), amr.BaseFab_Real(), amr.FArrayBox(amr.The_Pinned_Arena())):
+        b = f.box()
+        assert b.small_end == one and b.big_end == zero and b.ix_type == amr.IndexType()
+        assert f.small_end() == one and f.big_end() == zero
+        assert f.lo_vect() == one and f.hi_vect() == zero
+        assert f.length() == zero  # Box::length(): big - small + 1
+        assert f.num_pts() == 0 and f.size() == 0 and f.n_comp() == 0
+        assert b.numPts() == 0 and not b.ok
+    h = amr.FArrayBox().to_host()
+    assert h.box().small_end == one and h.box().big_end == zero
+
+
+def test_clear_keeps_box_and_ncomp(amr):
+    """AMReX_BaseFab.H BaseFab::clear() frees the data only (domain and nvar stay)."""
+    b = box(amr, (1, 2, 3), (4, 6, 8))
+    f = amr.FArrayBox(b, 3, amr.The_Arena())
+    f.clear()
+    assert not f.is_allocated() and f.box() == b and f.n_comp() == 3
+    assert f.lo_vect() == b.small_end and f.hi_vect() == b.big_end
+
+
 def test_allocating_constructor_and_queries(amr):
     dim = amr.Config.spacedim
     b = box(amr, (1, 2, 3), (4, 6, 8))

@@ -115,6 +115,13 @@ def test_d_decl(amr):
 
 
 def test_concatenate_examples(amr):
+    # AMReX_String.cpp Concatenate: root << setfill('0') << setw(mindigits) << num; the
+    # default (right) adjustment pads before the sign: C++ prints -5 as "000-5"
+    assert amr.concatenate("x", -5) == "x000-5"
+    assert amr.concatenate("x", -5, 2) == "x-5" and amr.concatenate("x", -5, 3) == "x0-5"
+    assert amr.concatenate("x", -2**31, 12) == "x0-2147483648"
+    assert amr.concatenate("x", 2**31 - 1, 0) == "x2147483647"
+    assert amr.concatenate("x", 7, 300) == "x" + "0" * 299 + "7"  # setw has no upper bound
     assert amr.concatenate("plt", 5) == "plt00005"
     assert amr.concatenate("plt", 5, 3) == "plt005"
     assert amr.concatenate(root="chk", num=123456, mindigits=2) == "chk123456"
@@ -125,7 +132,8 @@ def test_concatenate_examples(amr):
 @given(st.text(max_size=8), st.integers(-2**31, 2**31 - 1), st.integers(0, 40))
 def test_concatenate_matches_python_format(root, num, mindigits):
     import boxfab.space3d as amr
-    assert amr.concatenate(root, num, mindigits) == f"{root}{num:0{mindigits}d}"
+    # std::setw right-adjusts: the fill goes before the sign
+    assert amr.concatenate(root, num, mindigits) == root + str(num).rjust(mindigits, "0")
 
 
 def test_concatenate_bad_input(amr):
@@ -135,8 +143,12 @@ def test_concatenate_bad_input(amr):
         amr.concatenate("plt", 1.5)
     with pytest.raises(OverflowError, match="C int"):
         amr.concatenate("plt", 2**31)
+    # AMReX_String.cpp Concatenate: BL_ASSERT(mindigits >= 0) (a release build would print no
+    # padding); boxfab raises
     with pytest.raises(ValueError, match="mindigits must be >= 0"):
         amr.concatenate("plt", 1, -1)
+    with pytest.raises(OverflowError):
+        amr.concatenate("plt", 1, 2**31)  # an int in C++
     with pytest.raises(TypeError):
         amr.concatenate("plt")
     with pytest.raises(TypeError):
