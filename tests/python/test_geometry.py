@@ -353,6 +353,7 @@ def test_parmparse_defaults_in_fresh_process():
         pytest.skip("initialize is not on this branch yet")
     r = run_python("""
         import boxfab.space3d as amr
+        amr.Config.verbose = 0   # no initialization lines (AMReX's default amrex.verbose is 1): stdout is checked
         assert amr.Geometry().Coord() is amr.CoordSys.undef   # before initialize: undefined
         amr.initialize([])
         assert amr.Geometry().IsCartesian()   # AMReX's default coord_sys = 0 once initialized
