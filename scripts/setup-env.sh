@@ -171,3 +171,23 @@ bf_install_boxfab() {
   echo "$hash $installed" >"$stamp"
   echo "== boxfab installed in $((SECONDS - t0)) s"
 }
+
+# ctest shows a skipped test only by name: print its reason from ctest's log
+# ($1: the build folder, $2: the saved output of ctest)
+# (boxfab's C tests print "skipped: <reason>" before they exit 77; else the
+# last line the test printed).
+bf_ctest_skip_reasons() {
+  local dir=$1 out=$2 names
+  names=$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (Skipped)$/\1/p' "$out" | tr '\n' ' ')
+  [ -n "$names" ] || return 0
+  awk -v names=" $names" '
+    function report() {
+      if (name == "" || !index(names, " " name " ")) return
+      print "   " name " (Skipped): " (why != "" ? why : last)
+    }
+    /^[0-9]+\/[0-9]+ Test: / { name = $3; why = ""; last = ""; next }
+    /^Output:$/ { out = 1; getline; next }
+    /^<end of output>$/ { out = 0; report(); next }
+    out && NF { last = $0; if (why == "" && sub(/^skipped: */, "")) why = $0 }
+  ' "$dir/Testing/Temporary/LastTest.log"
+}

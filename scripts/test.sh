@@ -14,20 +14,6 @@ bf_ensure_venv numpy matplotlib pytest hypothesis mypy scikit-build-core
 
 jobs=$(nproc)
 
-# ctest shows a skipped test only by name: print what the test said (its
-# reason, e.g. "skipped: no GPU") from ctest's log.
-ctest_skip_reasons() {
-  local dir=$1 out=$2 names
-  names=$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (Skipped)$/\1/p' "$out" | tr '\n' ' ')
-  [ -n "$names" ] || return 0
-  awk -v names=" $names" '
-    /^[0-9]+\/[0-9]+ Test: / { name = $3; next }
-    /^Output:$/ { out = 1; getline; next }
-    /^<end of output>$/ { out = 0; next }
-    out && index(names, " " name " ") && NF { s = $0; sub(/^skipped: */, "", s); print "   " name " (Skipped): " s }
-  ' "$dir/Testing/Temporary/LastTest.log"
-}
-
 # configure + build (condensed) + ctest in build folder $1 with the CMake options that follow
 c_tests() {
   local dir=$1
@@ -36,7 +22,7 @@ c_tests() {
   bf_run_logged "$dir-build.log" cmake --build "$dir" -j "$jobs"
   local out=$dir/ctest-output.txt
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" | tee "$out"
-  ctest_skip_reasons "$dir" "$out"
+  bf_ctest_skip_reasons "$dir" "$out"
 }
 
 echo "== C tests (build/ctest)"

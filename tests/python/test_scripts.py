@@ -189,3 +189,27 @@ def test_condensed_build_output(tmp_path):
                    "  [30/40]  75%  Building C object src/f30.c.o", "  [40/40] 100%  Building C object src/f40.c.o",
                    "src/f.c:1:2: error: expected ';'", "  *** Making wheel..."]
     assert log.read_text().splitlines() == lines
+
+
+@pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("ctest")), reason="needs cmake and ctest")
+def test_ctest_skip_reasons(tmp_path):
+    """test.sh prints why ctest skipped a test (exit code 77): its "skipped: ..." line, else its
+    last line; from ctest's own log of a real run (a tiny project made here)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(t NONE)\nenable_testing()\n"
+        "add_test(NAME passes COMMAND sh -c \"echo skipped: not me\")\n"
+        "add_test(NAME noisy COMMAND sh -c \"echo Initializing...; echo 'skipped: no GPU (42 checks)'; exit 77\")\n"
+        "add_test(NAME plain COMMAND sh -c \"echo first; echo no device here; exit 77\")\n"
+        "set_tests_properties(noisy plain PROPERTIES SKIP_RETURN_CODE 77)\n")
+    build = tmp_path / "build"
+    subprocess.run(["cmake", "-S", str(src), "-B", str(build)], check=True, capture_output=True, timeout=120)
+    out = tmp_path / "ctest-output.txt"
+    r = subprocess.run(f"ctest --test-dir {build} > {out}", shell=True, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, out.read_text() + r.stderr
+    r = subprocess.run(["bash", "-c", f"source {SETUP}; bf_ctest_skip_reasons {build} {out}"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.splitlines()) == ["   noisy (Skipped): no GPU (42 checks)",
+                                             "   plain (Skipped): no device here"]
