@@ -186,3 +186,40 @@ def test_cmake_find_package(installed, tmp_path, how):
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, " ".join(cmd) + "\n" + r.stdout + r.stderr
     run_prog(build / "prog")
+
+
+BANNER = r"""
+#include <stdio.h>
+#include <boxfab/boxfab.h>
+
+int main(void) {
+  uint64_t id;
+  printf("verbose %d\n", bf_runtime_verbose());
+  printf("before\n"); /* C's stdout, the stream the library writes to: the lines keep their place */
+  if (bf_runtime_initialize(0, NULL, &id) != BF_SUCCESS) return 1;
+  printf("inside\n");
+  if (bf_runtime_finalize() != BF_SUCCESS) return 1;
+  printf("after\n");
+  return 0;
+}
+"""
+
+
+def test_c_program_prints_amrex_initialization_lines(installed, tmp_path):
+    """From C, as from Python, amrex.verbose is 1 unless set (AMReX's default, AMReX.cpp), and
+    bf_runtime_initialize / bf_runtime_finalize print AMReX's lines on C's stdout."""
+    cc = need("cc")
+    (tmp_path / "banner.c").write_text(BANNER)
+    cmd = f"{shlex.quote(cc)} $({shlex.quote(sys.executable)} -m boxfab --cflags) banner.c " \
+          f"$({shlex.quote(sys.executable)} -m boxfab --libs) -o banner"
+    r = subprocess.run(cmd, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    env = dict(os.environ, OMP_NUM_THREADS="1", BOXFAB_DEVICE="cpu")
+    r = subprocess.run([str(tmp_path / "banner")], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    v = boxfab.__version__
+    omp = ["OMP initialized with 1 OMP threads"] if boxfab.build_info()["openmp"] else []
+    assert r.stdout.splitlines() == ["verbose 1", "before", f"Initializing AMReX (boxfab {v})...", *omp,
+                                     f"AMReX (boxfab {v}) initialized", "inside", f"AMReX (boxfab {v}) finalized",
+                                     "after"]
+    assert r.stderr == ""
