@@ -1,6 +1,8 @@
 """BoxArray / DistributionMapping timings through the Python API.
 
-    PYTHONPATH=python python benchmarks/boxarray_bench.py [--sizes 10000 100000]
+    .venv/bin/python benchmarks/boxarray_bench.py [--sizes 10000 100000]
+
+(.venv is made by scripts/run.sh or scripts/test.sh.)
 
 For each size N a 3D domain of k^3 boxes of 8^3 cells (k = round(N^(1/3))) is
 made with max_size; then minimal_box, the first intersection query (it builds
@@ -13,6 +15,10 @@ import argparse
 import time
 
 import boxfab.space3d as amr
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """--help shows the defaults and keeps the description's layout."""
 
 
 def timed(fn, repeat=3):
@@ -57,10 +63,13 @@ def bench(n_target):
     return n, hits, t_max, t_min, t_first, t_sweep, t_any, t_dm
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    args = ap.parse_args()
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=_Formatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
+                    help="approximate numbers of boxes, one table row each")
+    args = ap.parse_args(argv)
+    if any(n < 1 for n in args.sizes):
+        ap.error("--sizes must be positive")
     print(f"{'boxes':>8} {'max_size':>9} {'min_box':>9} {'1st query':>9} {'sweep':>9} {'any-sweep':>9} "
           f"{'dm sfc':>8} {'dm knap':>8} {'dm rr':>8} | {'sweep us/box':>12} {'dm sfc us/box':>13}")
     for size in args.sizes:

@@ -1,7 +1,9 @@
-"""MultiFab operations on the GPU from Python, against memcpy and CuPy (issue 4, item 8).
+"""MultiFab operations on the GPU from Python, against memcpy and CuPy.
 
-    python3 benchmarks/gpu_bench.py [--n 512] [--box 128,32] [--repeat 10] [--batch 5] [--strict]
-    python3 benchmarks/gpu_bench.py --cpu --n 64 --box 32   # dry run on host memory with NumPy
+    .venv/bin/python benchmarks/gpu_bench.py [--n 512] [--box 128,32] [--repeat 10] [--batch 5] [--strict]
+    .venv/bin/python benchmarks/gpu_bench.py --cpu --n 64 --box 32   # dry run on host memory with NumPy
+
+(.venv is made by scripts/run.sh or scripts/test.sh; CuPy is installed separately.)
 
 The Python side of the table whose C side is benchmarks/bench_gpu.c.  Side by side, in one run:
 
@@ -55,11 +57,14 @@ EPS = np.finfo(np.float64).eps
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--n", type=int, default=512, help="domain n^3 (default 512)")
-    p.add_argument("--box", default="128,32", help="comma-separated box sizes (default 128,32)")
-    p.add_argument("--repeat", type=int, default=10, help="timed batches, the best counts (default 10)")
-    p.add_argument("--batch", type=int, default=5, help="calls per timed batch (default 5)")
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                epilog="Exit status: 0 checks passed (or skipped: no GPU), 1 a check failed, "
+                                       "2 bad arguments, 3 a target missed with --strict.")
+    p.add_argument("--n", type=int, default=512, help="domain of n^3 cells")
+    p.add_argument("--box", default="128,32", help="comma-separated box sizes")
+    p.add_argument("--repeat", type=int, default=10, help="timed batches, the best counts")
+    p.add_argument("--batch", type=int, default=5, help="calls per timed batch")
     p.add_argument("--strict", action="store_true", help="exit 3 when a target is missed")
     p.add_argument("--cpu", action="store_true",
                    help="dry run on host memory with NumPy in place of CuPy (no GPU needed)")
@@ -533,7 +538,7 @@ def main(argv=None):
     timer = Timer(xp, args.repeat, args.batch)
     ck = Checks()
     misses = []
-    with amr.initialize([]):
+    with amr.initialize(["amrex.verbose=0"]):
         info = None if xp.gpu else amr.MFInfo().set_arena(amr.The_Cpu_Arena())
         print(f"gpu_bench.py: boxfab {boxfab.__version__} {boxfab.build_info()}, {xp.describe()}")
         print(f"timing: perf_counter around batches of {args.batch} calls between device synchronizations, "

@@ -1,6 +1,8 @@
-"""MultiFab operations against NumPy, side by side (issue 3, item 8).
+"""MultiFab operations against NumPy, side by side.
 
-    PYTHONPATH=python python benchmarks/multifab_bench.py [--n 256] [--box 64] [--repeat 5]
+    .venv/bin/python benchmarks/multifab_bench.py [--n 256] [--box 64] [--repeat 5]
+
+(.venv is made by scripts/run.sh or scripts/test.sh.)
 
 1. set_val, saxpy, lin_comb, sum, norm2 on an n^3 double MultiFab with box^3
    boxes (no ghost cells) against NumPy doing the same on one (n, n, n)
@@ -125,13 +127,16 @@ def per_box_case(repeat):
     return nbox, t_bf, t_np, t_as, t_loop, t_it
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--n", type=int, default=256)
-    p.add_argument("--box", type=int, default=64)
-    p.add_argument("--repeat", type=int, default=5)
-    args = p.parse_args()
-    with amr.initialize([]):
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--n", type=int, default=256, help="domain of n^3 cells (table 1)")
+    p.add_argument("--box", type=int, default=64, help="largest box side (table 1)")
+    p.add_argument("--repeat", type=int, default=5, help="timed runs of each operation, the best counts")
+    args = p.parse_args(argv)
+    if args.n < 1 or args.box < 1 or args.repeat < 1:
+        p.error("--n, --box and --repeat must be positive")
+    with amr.initialize(["amrex.verbose=0"]):
         print(f"boxfab {boxfab.__version__}, build {boxfab.build_info()}, NumPy {np.__version__}, "
               f"{os.cpu_count()} cores, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(unset)')}")
         print(f"\n1. {args.n}^3 doubles, boxes of {args.box}^3, best of {args.repeat}")

@@ -1,7 +1,9 @@
 """The heat equation on a periodic 3D domain, with boxfab's MultiFab.
 
-    python examples/heat_equation.py [--n 64] [--max-grid 32] [--steps 200]
-                                     [--print-every 20] [--png heat_slice.png]
+    .venv/bin/python examples/heat_equation.py [--n 64] [--max-grid 32] [--steps 200]
+                                               [--print-every 20] [--png heat_slice.png]
+
+(scripts/run.sh makes .venv, installs boxfab there and runs this example.)
 
     du/dt = D (d2u/dx2 + d2u/dy2 + d2u/dz2)   on [0, 1]^3, periodic,
 
@@ -37,7 +39,10 @@ import boxfab.space3d as amr
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                epilog="HEAT_N, HEAT_MAX_GRID, HEAT_STEPS and HEAT_PNG in the environment change "
+                                       "the defaults of --n, --max-grid, --steps and --png.")
     p.add_argument("--n", type=int, default=int(os.environ.get("HEAT_N", 64)), help="cells per direction")
     p.add_argument("--max-grid", type=int, default=int(os.environ.get("HEAT_MAX_GRID", 32)),
                    help="largest box side")
@@ -45,6 +50,8 @@ def parse_args(argv=None):
     p.add_argument("--print-every", type=int, default=20, help="progress line every this many steps")
     p.add_argument("--cfl", type=float, default=0.9, help="dt as a fraction of the stability limit dx^2/(6D)")
     p.add_argument("--png", default=os.environ.get("HEAT_PNG", "heat_slice.png"), help="output image ('' = none)")
+    p.add_argument("--verbose", type=int, default=0,
+                   help="amrex.verbose: 1 prints AMReX's initialization and finalization lines")
     return p.parse_args(argv)
 
 
@@ -56,7 +63,7 @@ def main(argv=None):
     c = D * dt / (dx * dx)
 
     t_start = time.perf_counter()
-    with amr.initialize([]):
+    with amr.initialize([f"amrex.verbose={args.verbose}"]):
         domain = amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(n - 1, n - 1, n - 1))
         geom = amr.Geometry(domain, amr.RealBox([0.0] * 3, [1.0] * 3), amr.CoordSys.cartesian, [1, 1, 1])
         period = geom.periodicity()

@@ -1,27 +1,43 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone on a fresh machine:
-# installs what it needs, builds, runs the C tests (plain, then under
-# AddressSanitizer + UndefinedBehaviorSanitizer) and pytest.
+# The whole test suite, from a fresh clone on a fresh machine: installs what
+# it needs, builds, runs the C tests (plain, then under AddressSanitizer +
+# UndefinedBehaviorSanitizer), installs the package into .venv (skipped when
+# the sources have not changed since the last install) and runs pytest
+# against it.
+#   scripts/test.sh [pytest options]
+# Builds show their progress in a few lines; the full logs are in build/*.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-env.sh
 bf_ensure_system_packages
-bf_ensure_venv numpy matplotlib pytest hypothesis scikit-build-core
+bf_ensure_venv numpy matplotlib pytest hypothesis mypy scikit-build-core
 
 jobs=$(nproc)
-echo "== C tests"
-cmake -S . -B build/ctest -G Ninja -DBOXFAB_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/ctest -j "$jobs"
-ctest --test-dir build/ctest --output-on-failure -j "$jobs"
 
-echo "== C tests under AddressSanitizer and UndefinedBehaviorSanitizer"
-cmake -S . -B build/sanitize -G Ninja -DBOXFAB_BUILD_PYTHON=OFF -DBOXFAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build build/sanitize -j "$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
+# configure + build (condensed) + ctest in build folder $1 with the CMake options that follow
+c_tests() {
+  local dir=$1
+  shift
+  bf_run_logged "$dir-configure.log" cmake -S . -B "$dir" -G Ninja -DBOXFAB_BUILD_PYTHON=OFF "$@"
+  bf_run_logged "$dir-build.log" cmake --build "$dir" -j "$jobs"
+  local out=$dir/ctest-output.txt
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" | tee "$out"
+  bf_ctest_skip_reasons "$dir" "$out"
+}
+
+echo "== C tests (build/ctest)"
+c_tests build/ctest -DCMAKE_BUILD_TYPE=Release
+
+echo "== C tests under AddressSanitizer and UndefinedBehaviorSanitizer (build/sanitize)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+c_tests build/sanitize -DBOXFAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== Python package"
-"$PY" -m pip install -q .
+bf_install_boxfab
+
 echo "== pytest"
-# Run from tests/ so that the installed package (not the source tree) is imported.
-cd tests && "$PY" -m pytest -q -p no:cacheprovider python "$@"
+# Run from tests/ so that the installed package (not the source tree) is
+# imported; the tests of the installed C files (test_c_from_pip.py) must not
+# skip for want of an installed package here.
+cd tests && BOXFAB_REQUIRE_INSTALLED=1 "$PY" -m pytest -q -rs -p no:cacheprovider python "$@"

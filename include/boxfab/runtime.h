@@ -71,9 +71,27 @@ BF_EXPORT int bf_runtime_add_finalize_hook(bf_runtime_hook fn, void *ctx);
 /** Unregister a finalize hook; BF_ERROR_VALUE when the pair is not registered. */
 BF_EXPORT int bf_runtime_remove_finalize_hook(bf_runtime_hook fn, void *ctx);
 
-/** Verbosity (Config.verbose), default 1. */
+/** Verbosity (Config.verbose, AMReX's amrex::Verbose()), default 1 as in
+ *  AMReX; set by the "amrex.verbose" (or else "amrex.v") token of
+ *  bf_runtime_initialize, and it stays for later instances.  When it is > 0,
+ *  bf_runtime_initialize prints AMReX's initialization lines ("Initializing
+ *  AMReX (boxfab <version>)...", "OMP initialized with N OMP threads" in
+ *  OpenMP builds, "Initializing CUDA..." / "CUDA initialized with 1 device."
+ *  when a GPU is in use, "AMReX (boxfab <version>) initialized"), and every
+ *  finalize prints "AMReX (boxfab <version>) finalized", through the output
+ *  function below. */
 BF_EXPORT int bf_runtime_verbose(void);
 BF_EXPORT void bf_runtime_set_verbose(int verbose);
+
+/** Where the runtime's messages go: `stream` 1 (standard output) or 2
+ *  (standard error, e.g. AMReX's warning about more OpenMP threads than
+ *  cores), `text` one or more whole lines ending in '\n'. */
+typedef void (*bf_runtime_output_fn)(int stream, const char *text, void *ctx);
+
+/** Send the runtime's messages to `fn` (called with `ctx`); NULL restores the
+ *  default, C's stdout / stderr (flushed after each message).  The Python
+ *  extension sets one that writes to sys.stdout / sys.stderr. */
+BF_EXPORT void bf_runtime_set_output(bf_runtime_output_fn fn, void *ctx);
 
 /** Parallel descriptor: number of ranks, this rank, I/O rank (1, 0, 0 without MPI). */
 BF_EXPORT int bf_parallel_nprocs(void);

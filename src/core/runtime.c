@@ -1,10 +1,17 @@
 /* Runtime lifecycle and build information (see include/boxfab/runtime.h). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "boxfab/gpu.h"
 #include "boxfab/parmparse.h"
 #include "boxfab/runtime.h"
 #include "boxfab_config.h"
+#if BOXFAB_HAVE_OPENMP && defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #define BF_RUNTIME_MAX_STACK 64
 #define BF_RUNTIME_MAX_HOOKS 32
@@ -20,6 +27,60 @@ static struct {
 } bf_hooks[BF_RUNTIME_MAX_HOOKS];
 static int bf_nhooks;
 
+/* ---- messages (AMReX's amrex::Print() / ErrorStream() in Initialize and Finalize) ---- */
+static bf_runtime_output_fn bf_output_fn;
+static void *bf_output_ctx;
+
+void bf_runtime_set_output(bf_runtime_output_fn fn, void *ctx) {
+  bf_output_fn = fn;
+  bf_output_ctx = fn ? ctx : NULL;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void bf_message(int stream, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (bf_output_fn) {
+    bf_output_fn(stream, buf, bf_output_ctx);
+  } else {
+    FILE *f = stream == 2 ? stderr : stdout;
+    fputs(buf, f);
+    fflush(f);
+  }
+}
+
+/* The lines of AMReX's Initialize (AMReX.cpp, amrex::Initialize, verbose > 0;
+ * the GPU lines from Gpu::Device::Initialize), with boxfab's version where AMReX
+ * prints its own. boxfab has no MPI engine: no "MPI initialized" lines. */
+static void bf_runtime_print_initialize(void) {
+  bool io = bf_parallel_myproc() == bf_parallel_ioprocessor_number();
+  if (!io) return;
+  bf_message(1, "Initializing AMReX (boxfab %s)...\n", bf_version());
+#if BOXFAB_HAVE_OPENMP && defined(_OPENMP)
+  int nthreads = omp_get_max_threads();
+  bf_message(1, "OMP initialized with %d OMP threads\n", nthreads);
+  long ncores = sysconf(_SC_NPROCESSORS_ONLN);
+  int nranks = bf_parallel_nprocs(); /* ranks per node: all of them (one node) */
+  if (ncores > 0 && ncores < (long)nthreads * nranks)
+    bf_message(2,
+               "AMReX Warning: You might be oversubscribing CPU cores with OMP threads.\n"
+               "               There are %ld cores per node.\n"
+               "               But OMP is initialized with %d threads per process.\n"
+               "               You should consider setting OMP_NUM_THREADS=%ld or less in the environment.\n",
+               ncores, nthreads, ncores / nranks);
+#endif
+  if (bf_gpu_available()) {
+    bf_message(1, "Initializing %s...\n", bf_gpu_backend_name());
+    bf_message(1, "%s initialized with 1 device.\n", bf_gpu_backend_name());
+  }
+  bf_message(1, "AMReX (boxfab %s) initialized\n", bf_version());
+}
+
 int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id) {
   BF_CHECK(nargs >= 0, BF_ERROR_VALUE, "negative argument count %d", nargs);
   BF_CHECK(nargs == 0 || args != NULL, BF_ERROR_VALUE, "%d arguments but args is NULL", nargs);
@@ -32,12 +93,14 @@ int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id) {
     BF_CALL(bf_parmparse_check_token(args[i]));
   }
   for (int i = 0; i < nargs; ++i) BF_CALL(bf_parmparse_add_token(args[i]));
-  if (nargs > 0) {
+  if (nargs > 0) { /* AMReX: ParmParse("amrex").query("verbose", "v", ...): "amrex.v" when no "amrex.verbose" */
     bool found = false;
     int verbose = bf_verbose;
     BF_CALL(bf_parmparse_query_int("amrex.verbose", 0, &found, &verbose));
+    if (!found) BF_CALL(bf_parmparse_query_int("amrex.v", 0, &found, &verbose));
     if (found) bf_verbose = verbose;
   }
+  if (bf_verbose > 0) bf_runtime_print_initialize();
   uint64_t new_id = bf_next_id++;
   bf_stack[bf_stack_size++] = new_id;
   if (id) *id = new_id;
@@ -51,6 +114,9 @@ static void bf_runtime_pop_at(int at) {
   memmove(&bf_stack[at], &bf_stack[at + 1], (size_t)(bf_stack_size - at - 1) * sizeof bf_stack[0]);
   --bf_stack_size;
   if (bf_stack_size == 0) bf_parmparse_clear();
+  /* AMReX's Finalize prints this at the end of every Finalize (AMReX.cpp, amrex::Finalize) */
+  if (bf_verbose > 0 && bf_parallel_myproc() == bf_parallel_ioprocessor_number())
+    bf_message(1, "AMReX (boxfab %s) finalized\n", bf_version());
 }
 
 int bf_runtime_finalize(void) {

@@ -540,8 +540,30 @@ static PyMethodDef runtime_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* ---- the runtime's messages ------------------------------------------------------ */
+/* AMReX's initialization and finalization lines (amrex.verbose > 0) go through
+ * sys.stdout / sys.stderr, so that they keep their place among the script's own
+ * print() output however the streams are buffered (and pytest's capture sees them).
+ * Without an interpreter (after Py_Finalize) they go to C's streams. */
+static void runtime_output(int stream, const char *text, void *ctx) {
+  (void)ctx;
+  if (!Py_IsInitialized()) {
+    FILE *f = stream == 2 ? stderr : stdout;
+    fputs(text, f);
+    fflush(f);
+    return;
+  }
+  PyGILState_STATE g = PyGILState_Ensure();
+  if (stream == 2)
+    PySys_FormatStderr("%s", text);
+  else
+    PySys_FormatStdout("%s", text);
+  PyGILState_Release(g);
+}
+
 /* ---- family init ------------------------------------------------------------------ */
 int bfpy_init_runtime(PyObject *m, int dim) {
+  bf_runtime_set_output(runtime_output, NULL);
   PyTypeObject *amrex = bfpy_make_type(m, dim, BFPY_T_AMREX, "AMReX", &amrex_spec, NULL);
   if (!amrex || amrex_add_top(amrex) < 0) return -1;
   if (make_config(m, dim) < 0 || make_parallel_descriptor(m, dim) < 0) return -1;

@@ -163,7 +163,7 @@ def test_lifetimes_in_subprocess():
     r = run_python("""
         import gc, numpy as np
         import boxfab.space3d as amr
-        amr.initialize([])
+        amr.initialize(["amrex.verbose=0"])   # quiet: stdout is checked below
         ba = amr.BoxArray(amr.Box(amr.IntVect(0), amr.IntVect(15))); ba.max_size(8)
         mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, 1)
         views = mf.to_numpy(); copies = mf.to_numpy(copy=True)

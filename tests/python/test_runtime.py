@@ -226,6 +226,7 @@ def test_print_before_and_after_initialize():
     r = run_python("""
         import sys
         import boxfab.space1d as amr
+        amr.Config.verbose = 0   # no initialization lines (AMReX's default amrex.verbose is 1): stdout is checked
         amr.Print("a", 1, sep="-")
         rt = amr.initialize([])
         amr.Print("b", 2, sep="+", end="!\\n")
