@@ -402,7 +402,7 @@ def test_out_of_range_raises_under_python_O():
         import boxfab.space3d as amr
         assert False, "asserts must be off"
     """) + textwrap.dedent("""
-        amr.initialize([])
+        amr.initialize(["amrex.verbose=0"])
         ba = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(7, 7, 7)))
         mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, 1)
         mf.set_val(3.0)
