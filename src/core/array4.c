@@ -47,8 +47,8 @@ int bf_array4_subview(const bf_array4 *a, int start, int num, bf_array4 *out) {
   BF_CHECK(start >= 0 && start < a->ncomp, BF_ERROR_INDEX, "start component %d out of range [0, %d)", start,
            a->ncomp);
   BF_CHECK(num >= 1, BF_ERROR_VALUE, "number of components must be positive, got %d", num);
-  BF_CHECK(num <= a->ncomp - start, BF_ERROR_INDEX, "components [%d, %d) exceed the %d of the view", start,
-           start + num, a->ncomp);
+  BF_CHECK(num <= a->ncomp - start, BF_ERROR_INDEX, "components [%d, %lld) exceed the %d of the view", start,
+           (long long)start + num, a->ncomp);
   bf_array4 r = *a;
   r.p = (char *)a->p + (ptrdiff_t)(start * a->nstride) * (ptrdiff_t)bf_dtype_size(a->dtype);
   r.ncomp = num;

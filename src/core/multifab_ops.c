@@ -98,7 +98,11 @@ int bf_multifab_divide(bf_multifab *d, const bf_multifab *s, int sc, int dc, int
   return nary(BF_KOP_DIV, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "divide");
 }
 int bf_multifab_copy(bf_multifab *d, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
-  if (d == s && sc == dc) return bf_mf_check_data(d); /* copy onto itself */
+  if (d == s && sc == dc) { /* copy onto itself: nothing to move, but the arguments are checked as any copy's */
+    BF_CALL(bf_mf_check_data(d));
+    BF_CALL(bf_mf_check_comps(d, sc, nc, "copy"));
+    return bf_mf_check_ng(d, ng, "copy");
+  }
   return nary(BF_KOP_COPY, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "copy");
 }
 int bf_multifab_swap(bf_multifab *d, bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
@@ -106,7 +110,7 @@ int bf_multifab_swap(bf_multifab *d, bf_multifab *s, int sc, int dc, int nc, bf_
     BF_CALL(bf_mf_check_data(d));
     BF_CALL(bf_mf_check_comps(d, sc, nc, "swap"));
     BF_CALL(bf_mf_check_comps(d, dc, nc, "swap"));
-    BF_CHECK(sc + nc <= dc || dc + nc <= sc, BF_ERROR_VALUE,
+    BF_CHECK(nc <= dc - sc || nc <= sc - dc, BF_ERROR_VALUE, /* both ranges are checked: no wrap */
              "swap: overlapping components [%d, %d) and [%d, %d) of one MultiFab", sc, sc + nc, dc, dc + nc);
   }
   return nary(BF_KOP_SWAP, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "swap");

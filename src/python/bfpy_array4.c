@@ -117,12 +117,12 @@ static int a4_init_from_array4(bfpy_array4_object *self, bfpy_array4_object *oth
   if (start_o) {
     int start, num;
     if (bfpy_to_int(start_o, &start, "start_comp") < 0) return -1;
-    num = other->a.ncomp - start;
     if (num_o && bfpy_to_int(num_o, &num, "num_comps") < 0) return -1;
     if (!num_o && (start < 0 || start >= other->a.ncomp)) {
       PyErr_Format(PyExc_IndexError, "start component %d out of range [0, %d)", start, other->a.ncomp);
       return -1;
     }
+    if (!num_o) num = other->a.ncomp - start; /* start is in range: no wrap */
     if (bfpy_check(bf_array4_subview(&other->a, start, num, &a)) < 0) return -1;
   }
   int flags = (self->flags & BFPY_A4_CONST) | (other->flags & BFPY_A4_SRC_READONLY);

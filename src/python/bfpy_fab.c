@@ -307,7 +307,9 @@ static PyObject *fab_n_bytes(PyObject *self, PyObject *const *args, Py_ssize_t n
       PyErr_Format(PyExc_ValueError, "n_bytes: ncomp must be >= 0, got %d", ncomp);
       return NULL;
     }
-    return PyLong_FromSize_t(bf_fab_n_bytes_box(fab, &box, ncomp));
+    size_t nbytes;
+    if (bfpy_check(bf_fab_n_bytes_box(fab, &box, ncomp, &nbytes)) < 0) return NULL;
+    return PyLong_FromSize_t(nbytes);
   }
   return bfpy_no_overload("n_bytes", args, nargs, kwnames, "(), (bx: Box, ncomp: int, /)");
 }
