@@ -126,6 +126,9 @@ BF_EXPORT int bf_multifab_get_fab(const bf_multifab *mf, int64_t li, bf_fab **fa
 BF_EXPORT int bf_multifab_check_compatible(const bf_multifab *a, const bf_multifab *b, const char *what);
 
 /* ---- element-wise operations ---------------------------------------------- */
+/* The scalar of set_val / plus_scalar / mult_scalar / invert on int data is
+ * converted to int as C does (toward zero); nan gives BF_ERROR_VALUE and a
+ * value outside int BF_ERROR_OVERFLOW (the conversion would be undefined). */
 
 /** a = val on comps [comp, comp+ncomp), valid cells grown by nghost, ∩ region. */
 BF_EXPORT int bf_multifab_set_val(bf_multifab *mf, double val, const bf_box *region, int comp, int ncomp,

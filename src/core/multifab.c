@@ -36,6 +36,14 @@ int bf_multifab_create(bf_boxarray *ba, bf_distmap *dm, int ncomp, bf_intvect ng
   for (int d = 0; d < dim; ++d)
     BF_CHECK(ngrow.v[d] >= 0, BF_ERROR_VALUE, "ghost cells must be >= 0, got %d in direction %d", ngrow.v[d], d);
   BF_CHECK(bf_dtype_is_mesh(dtype), BF_ERROR_VALUE, "MultiFabs hold double or int data, not dtype %d", dtype);
+  /* every box must live on a rank that exists: a box on rank >= NProcs would
+   * belong to nobody (reductions skipped it, ghost exchanges lost it) */
+  const int nprocs = bf_parallel_nprocs();
+  const int *ranks = bf_distmap_data(dm);
+  for (int64_t i = 0; i < n; ++i)
+    BF_CHECK(ranks[i] >= 0 && ranks[i] < nprocs, BF_ERROR_VALUE,
+             "MultiFab: the DistributionMapping puts box %lld on rank %d, but there %s %d process%s (ranks 0 to %d)",
+             (long long)i, ranks[i], nprocs == 1 ? "is" : "are", nprocs, nprocs == 1 ? "" : "es", nprocs - 1);
   const bf_box *boxes = bf_boxarray_data(ba);
   for (int64_t i = 0; i < n; ++i) {
     BF_CHECK(bf_box_ok(&boxes[i]), BF_ERROR_VALUE, "box %lld of the BoxArray is empty", (long long)i);

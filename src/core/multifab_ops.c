@@ -1,6 +1,7 @@
 /* MultiFab element-wise operations and reductions: argument checks here, the
  * loops in the backend (see include/boxfab/multifab.h). */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,14 @@ static int run_elementwise(bf_kargs *g, const bf_multifab *a, const bf_multifab 
 static int unary(bf_multifab *mf, int op, double s, const bf_box *region, int comp, int ncomp, bf_intvect ng,
                  const char *what) {
   BF_CALL(bf_mf_check_data(mf));
+  if (mf->dtype == BF_DTYPE_INT && (op == BF_KOP_SET || op == BF_KOP_PLUS_S || op == BF_KOP_MULT_S ||
+                                    op == BF_KOP_INVERT)) {
+    /* the kernels convert the scalar to int as C does (toward zero); out of
+     * range, or nan, that conversion is undefined: refused */
+    BF_CHECK(s == s, BF_ERROR_VALUE, "%s: nan is not a value of int data", what);
+    BF_CHECK(s > (double)INT_MIN - 1.0 && s < (double)INT_MAX + 1.0, BF_ERROR_OVERFLOW,
+             "%s: %.17g does not fit in the int data", what, s);
+  }
   BF_CALL(bf_mf_check_comps(mf, comp, ncomp, what));
   BF_CALL(bf_mf_check_ng(mf, ng, what));
   BF_CALL(bf_mf_check_region(mf, region));

@@ -45,17 +45,20 @@ static PyObject *fab_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   o->dim = dim;
   o->fab = NULL;
   o->owner = NULL;
+  o->pinned = NULL;
   return (PyObject *)o;
 }
 
 static int fab_traverse(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
   Py_VISIT(FAB(self)->owner);
+  Py_VISIT(FAB(self)->pinned);
   return 0;
 }
 
 static int fab_clear_refs(PyObject *self) {
   Py_CLEAR(FAB(self)->owner);
+  Py_CLEAR(FAB(self)->pinned);
   return 0;
 }
 
@@ -410,6 +413,16 @@ static PyObject *fab_to_host(PyObject *self, PyObject *noargs) {
   return r;
 }
 
+/* Keep the memory of Array4 `a` (made by fab_make_array4) alive as long as
+ * self: see `pinned` in bfpy.h.  0 or -1 with an exception. */
+static int fab_pin(PyObject *self, PyObject *a) {
+  PyObject **l = &FAB(self)->pinned;
+  if (!*l && !(*l = PyList_New(0))) return -1;
+  Py_ssize_t n = PyList_GET_SIZE(*l);
+  if (n > 0 && bfpy_array4_view(PyList_GET_ITEM(*l, n - 1))->p == bfpy_array4_view(a)->p) return 0; /* done */
+  return PyList_Append(*l, a);
+}
+
 static PyObject *fab_array_interface(PyObject *self, void *closure) {
   (void)closure;
   PyObject *a = fab_make_array4(self, false);
@@ -422,6 +435,7 @@ static PyObject *fab_array_interface(PyObject *self, void *closure) {
     return NULL;
   }
   PyObject *r = PyObject_GetAttrString(a, "__array_interface__");
+  if (r && fab_pin(self, a) < 0) Py_CLEAR(r);
   Py_DECREF(a);
   return r;
 }
@@ -437,6 +451,7 @@ static PyObject *fab_cuda_array_interface(PyObject *self, void *closure) {
     return NULL;
   }
   PyObject *r = PyObject_GetAttrString(a, "__cuda_array_interface__");
+  if (r && fab_pin(self, a) < 0) Py_CLEAR(r);
   Py_DECREF(a);
   return r;
 }

@@ -4,6 +4,8 @@
  * `local` is accepted and changes nothing without MPI; `ignore_covered` is
  * accepted and ignored (no embedded boundaries).  Deterministic: the C core
  * reduces in a fixed order.  iMultiFab results are Python ints. */
+#include <limits.h>
+
 #include "bfpy_multifab.h"
 
 #define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
@@ -184,7 +186,7 @@ static PyObject *m_norminf(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 /* An iterable of ints into a PyMem array (*n of them). */
 static int read_comps(PyObject *o, int **comps, Py_ssize_t *n) {
-  PyObject *seq = PySequence_Fast(o, "comps must be an iterable of ints");
+  PyObject *seq = bfpy_fast_sequence(o, INT_MAX, bfpy_check_int_item, NULL, "comps", "ints");
   if (!seq) return -1;
   *n = PySequence_Fast_GET_SIZE(seq);
   *comps = PyMem_Malloc((size_t)(*n > 0 ? *n : 1) * sizeof **comps);

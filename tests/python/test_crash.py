@@ -167,3 +167,224 @@ def test_farraybox_n_bytes_does_not_wrap():
         assert f.n_bytes(B((0, 0, 0), (9, 9, 9)), 0) == 0
     """)
     assert name is None, msg
+
+
+# ---- 6. MFIter boxes that wrapped ---------------------------------------------------------------
+# AMReX MFIter::growntilebox / grownnodaltilebox (AMReX_MFIter.cpp) grow with Box::growLo/growHi
+# in int (undefined behaviour past INT_MAX); MFIter::nodaltilebox(dir) treats every dir < 0 as
+# "all directions" (only -1 is documented: pyAMReX's default).  boxfab raises for both.
+@pytest.mark.parametrize("call, exc", [
+    ("mfi.growntilebox(2**31 - 1)", OverflowError),
+    ("mfi.growntilebox(amr.IntVect(0, 2**31 - 1, 0))", OverflowError),
+    ("mfi.growntilebox(-(2**31))", OverflowError),
+    ("mfi.grownnodaltilebox(-1, 2**31 - 1)", OverflowError),
+    ("mfi.grownnodaltilebox(0, 2**31 - 8)", OverflowError),
+    ("mfi.nodaltilebox(-7)", IndexError),
+    ("mfi.nodaltilebox(3)", IndexError),
+    ("mfi.grownnodaltilebox(-2, 1)", IndexError),
+])
+def test_mfiter_boxes_out_of_range(call, exc):
+    expect(f"mfi = amr.MFIter(mf)\n{call}", exc)
+
+
+def test_mfiter_boxes_in_range_unchanged():
+    # AMReX: growntilebox(ng) of a whole-box tile is the box grown by ng; nodaltilebox(-1) is
+    # the box made nodal in every direction (AMReX_MFIter.cpp)
+    name, msg = run_case("""
+        mfi = amr.MFIter(mf)
+        assert mfi.growntilebox(3) == B((-3, -3, -3), (10, 10, 10)), mfi.growntilebox(3)
+        assert mfi.growntilebox() == B((-1, -1, -1), (8, 8, 8))
+        n = mfi.nodaltilebox(-1)
+        assert (list(n.small_end), list(n.big_end)) == ([0, 0, 0], [8, 8, 8]) and n.ix_type.node_centered()
+        g = mfi.grownnodaltilebox(1, 2)
+        assert (list(g.small_end), list(g.big_end)) == ([-2, -2, -2], [9, 10, 9]), g
+    """)
+    assert name is None, msg
+
+
+# ---- 6. iMultiFab values -----------------------------------------------------------------------
+# AMReX iMultiFab::setVal(int val, ...), plus(int val, ...), mult(int val, ...) take an int
+# (AMReX_iMultiFab.H); pyAMReX's int argument refuses floats.  boxfab converts the value as
+# every int argument (TypeError for any float, OverflowError beyond C int); the value was cast
+# to int before (1.5 -> 1; 2**31, 1e20, nan, inf -> -2**31).
+@pytest.mark.parametrize("val, exc", [("2**31", OverflowError), ("-(2**31) - 1", OverflowError),
+                                      ("1e20", TypeError), ("float('nan')", TypeError),
+                                      ("float('inf')", TypeError), ("1.5", TypeError), ("2.0", TypeError),
+                                      ("'3'", TypeError), ("np.float64(1.0)", TypeError)])
+@pytest.mark.parametrize("form", ["im.set_val({v})", "im.set_val({v}, 0, 1)", "im.set_val({v}, B((0,0,0),(1,1,1)), 0, 1)",
+                                  "im.plus({v})", "im.plus({v}, 0, 1)", "im.mult({v})", "im.mult({v}, B((0,0,0),(1,1,1)))"])
+def test_imultifab_scalar_is_an_int(val, exc, form):
+    msg = expect("im = amr.iMultiFab(ba, dm, 1, 0); im.set_val(7)\ntry:\n    "
+                 + form.format(v=val) + "\nfinally:\n    assert im.min(0) == 7 and im.max(0) == 7", exc)
+    assert "val" in msg
+
+
+def test_imultifab_int_values_in_range():
+    name, msg = run_case("""
+        im = amr.iMultiFab(ba, dm, 1, 0)
+        for v in (2**31 - 1, -(2**31), 0, np.int64(-5), True):
+            im.set_val(v)
+            assert im.min(0) == int(v) and im.max(0) == int(v), (v, im.min(0))
+        im.set_val(3); im.plus(4); im.mult(-2)
+        assert im.sum(0) == -14 * 512
+    """)
+    assert name is None, msg
+
+
+# ---- 6. Array4 imports whose element count overflows ---------------------------------------------
+# A fake producer: __array_interface__ (NumPy's protocol) or a DLPack capsule built with ctypes,
+# so that shapes NumPy itself would refuse can be offered.  The address is never dereferenced.
+PRODUCERS = """
+import ctypes
+class AI:
+    def __init__(self, shape, strides=None, typestr='<f8', data=(4096, False)):
+        self.__array_interface__ = dict(shape=shape, typestr=typestr, data=data, strides=strides, version=3)
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", DELETER)]
+ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object
+ctypes.pythonapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+deleted = []
+alive = []  # producers whose managed tensor is out (a DLPack producer keeps it until its deleter runs)
+class DL:
+    '''A CPU DLPack producer of float64 data with any shape; its deleter (Python, through ctypes)
+    records that it ran and whether an exception was pending then (the C-level error indicator,
+    read with PyErr_Occurred: None when clear).'''
+    def __init__(self, shape, strides=None, data=4096, code=2, bits=64):
+        self.buf = (ctypes.c_double * 8)()
+        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.strides = (ctypes.c_int64 * len(shape))(*strides) if strides else None
+        def deleter(p):
+            ctypes.pythonapi.PyErr_Occurred.restype = ctypes.c_void_p
+            deleted.append(ctypes.pythonapi.PyErr_Occurred())
+            alive.remove(self)
+        self.deleter = DELETER(deleter)
+        t = DLTensor(data or ctypes.addressof(self.buf), DLDevice(1, 0), len(shape), DLDataType(code, bits, 1),
+                     self.shape, self.strides, 0)
+        self.m = DLManagedTensor(t, None, self.deleter)
+    def __dlpack_device__(self):
+        return (1, 0)
+    def __dlpack__(self, **kw):
+        alive.append(self)
+        return ctypes.pythonapi.PyCapsule_New(ctypes.addressof(self.m), b"dltensor", None)
+"""
+
+
+@pytest.mark.parametrize("shape", ["(2**40, 2**40)", "(2**62,) * 3", "(2**31, 2**31, 2**31)", "(3, 2**62, 2, 1)",
+                                   "(0, 2**62, 2**62)"])
+@pytest.mark.parametrize("via", ["AI", "DL"])
+def test_array4_import_of_overflowing_shapes(shape, via):
+    # AMReX's Array4 (AMReX_Array4.H) computes size() = nstride * ncomp in Long: it wraps for such
+    # shapes (the view reported size 0 here); boxfab refuses them.
+    msg = expect(PRODUCERS + f"a = amr.Array4_double({via}({shape}))\nprint(a.size)", OverflowError)
+    assert "64 bits" in msg or "2^63" in msg
+
+
+@pytest.mark.parametrize("strides", ["(2**62, 8)", "(-(2**62), 8)", "(-(2**63), 8)", "(8, 2**62)"])
+def test_array4_import_of_strides_past_2_63_bytes(strides):
+    # shape (3, 3): the last element lies 2 * stride bytes from the first
+    expect(PRODUCERS + f"amr.Array4_double(AI((3, 3), strides={strides}))", OverflowError)
+
+
+def test_array4_import_of_large_but_valid_shapes():
+    name, msg = run_case(PRODUCERS + """
+        a = amr.Array4_double(AI((2**20, 2**20, 2**10)))        # 2**50 elements: 2**53 bytes
+        assert a.size == 2**50 and a.nComp == 1, a.size
+        b = amr.Array4_double(AI((2**20, 2**20), strides=(-8, 0)))
+        assert b.size == 2**40
+        c = amr.Array4_double(DL((2**30, 2**30)))
+        assert c.size == 2**60
+    """)
+    assert name is None, msg
+
+
+# ---- 6. module functions of one dimension on an Array4 of another -------------------------------
+@pytest.mark.parametrize("fn", ["lbound", "ubound", "length"])
+def test_bounds_of_an_array4_of_another_dimension(fn):
+    # pyAMReX binds lbound/ubound/length per space module (its Array4 types are distinct per
+    # dimension): a 1D Array4 passed to space3d's function is a TypeError there too.
+    expect(f"""
+        b1 = amr1.BoxArray(amr1.Box(amr1.IntVect(0), amr1.IntVect(3)))
+        m1 = amr1.MultiFab(b1, amr1.DistributionMapping(b1), 1, 0)
+        amr.{fn}(m1.array(amr1.MFIter(m1)))
+    """, TypeError, "dimension")
+    name, msg = run_case(f"""
+        b1 = amr1.BoxArray(amr1.Box(amr1.IntVect(0), amr1.IntVect(3)))
+        m1 = amr1.MultiFab(b1, amr1.DistributionMapping(b1), 1, 0)
+        r = amr1.{fn}(m1.array(amr1.MFIter(m1)))
+        assert (r.x, r.y, r.z) == {{"lbound": (0, 0, 0), "ubound": (3, 0, 0), "length": (4, 1, 1)}}["{fn}"], r
+    """)
+    assert name is None, msg
+
+
+# ---- 6. boxes on ranks that do not exist -----------------------------------------------------------
+def test_multifab_on_ranks_that_do_not_exist():
+    # Without MPI there is one process (rank 0).  AMReX's FabArray::define keeps only boxes with
+    # distributionMap[i] == MyProc (AMReX_FabArrayBase.cpp, FabArrayBase::define / indexArray):
+    # a box on rank 5 belongs to nobody; sum() skipped it.  boxfab refuses such a MultiFab.
+    msg = expect("amr.MultiFab(ba, amr.DistributionMapping([5]), 1, 0)", ValueError, "rank 5")
+    assert "1 process" in msg
+    expect("amr.iMultiFab(ba, amr.DistributionMapping(amr.Vector_int([1])), 1, 0)", ValueError, "rank 1")
+    expect("""
+        ba4 = amr.BoxArray(B((0, 0, 0), (15, 15, 15))); ba4.max_size(8)
+        amr.MultiFab(ba4, amr.DistributionMapping(ba4, 4), 1, 0)
+    """, ValueError, "rank")
+    # a DistributionMapping for more ranks stays a valid object (AMReX: DistributionMapping(ba, nprocs))
+    name, msg = run_case("""
+        ba4 = amr.BoxArray(B((0, 0, 0), (15, 15, 15))); ba4.max_size(8)
+        d = amr.DistributionMapping(ba4, 4)
+        assert sorted(set(d.ProcessorMap())) == [0, 1, 2, 3], list(d.ProcessorMap())
+    """)
+    assert name is None, msg
+
+
+# ---- 4. a Box (or any long iterable) where a list of ints is expected ------------------------------
+# pyAMReX takes Vector_int / std::vector<int> there (pybind11 refuses a Box: TypeError).  boxfab
+# reads every "list of ..." argument one item at a time (util.c, bfpy_fast_sequence): the first
+# point of a Box is an IntVect, not an int.  Before, the whole Box was expanded point by point
+# (a list of 2**63 IntVects, ~1 GB/s) before any item was checked.
+HUGE_BOX = "B((0, 0, 0), (2**20, 2**20, 2**20))"
+
+
+@pytest.mark.parametrize("call, exc", [
+    (f"mf.norm1({HUGE_BOX}, 0, False)", TypeError),
+    (f"mf.norm2({HUGE_BOX})", TypeError),
+    (f"amr.DistributionMapping({HUGE_BOX})", TypeError),
+    (f"amr.BoxArray(iter({HUGE_BOX}))", TypeError),
+    (f"amr.initialize({HUGE_BOX})", TypeError),
+    (f"amr.IntVect({HUGE_BOX})", TypeError),
+    ("mf.norm1(range(2**40), 0, False)", ValueError),                  # known length: refused unread
+    ("amr.DistributionMapping(range(2**62))", ValueError),
+    ("import itertools\nmf.norm1(itertools.repeat(1.5), 0, False)", TypeError),
+    ("import itertools\nmf.norm2(itertools.chain([0], itertools.repeat('x')))", TypeError),
+    ("amr.RealBox(range(2**40), [1, 1, 1])", ValueError),
+    ("amr.IntVect(range(2**40))", ValueError),
+])
+def test_long_iterables_are_not_expanded(call, exc):
+    # 1 GiB of address space and 20 s: expanding the iterable would hit either
+    expect(call, exc, gb=1, timeout=20)
+
+
+def test_iterables_of_ints_still_accepted():
+    name, msg = run_case("""
+        m3 = amr.MultiFab(ba, dm, 3, 0); m3.set_val(2.0)
+        r = m3.norm1(iter([0, 2]), 0, False)
+        assert list(r) == [2.0 * 512] * 2, list(r)
+        r = m3.norm2((c for c in (1,)))
+        assert list(r) == [2.0 * 512 ** 0.5], list(r)
+        assert m3.norm1(amr.Vector_int([0, 1, 2]), 0, False)[2] == 1024.0
+        d = amr.DistributionMapping(x for x in [0])
+        assert list(d.ProcessorMap()) == [0]
+        b2 = amr.BoxArray(iter([B((0, 0, 0), (1, 1, 1)), B((2, 0, 0), (3, 1, 1))]))
+        assert b2.size == 2
+        assert amr.IntVect(range(3)) == amr.IntVect(0, 1, 2)
+    """, gb=2)
+    assert name is None, msg
