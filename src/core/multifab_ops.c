@@ -165,6 +165,7 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
   BF_CALL(bf_mf_check_ng(a, ng, what));
   BF_CALL(bf_mf_check_region(a, region));
   BF_CALL(bf_mf_check_period(a, period));
+  if (unique && period) BF_CALL(bf_mesh_check_period(a->ba, period, what));
   if (b) {
     BF_CALL(bf_multifab_check_compatible(a, b, what));
     BF_CALL(bf_mf_check_data(b));

@@ -388,3 +388,305 @@ def test_iterables_of_ints_still_accepted():
         assert amr.IntVect(range(3)) == amr.IntVect(0, 1, 2)
     """, gb=2)
     assert name is None, msg
+
+
+# ---- 5. use after free through a re-initialised Array4 / FArrayBox -------------------------------
+# A DLPack capsule, and a consumer of __array_interface__ (NumPy keeps the object it read the
+# interface from as the array's base), hold the Array4 itself, not the memory's owner:
+# a.__init__(other) dropped the old owner, freed the memory, and writes through the old view
+# landed in the next MultiFab allocated there.  Now re-initialising an Array4 that views
+# memory raises RuntimeError (pybind11 would run the constructor again; AMReX's Array4 is a
+# plain view with no owner at all).
+@pytest.mark.parametrize("export", [
+    "v = np.from_dlpack(a)",
+    "cap = a.__dlpack__()",
+    "class H: pass\nh = H(); h.__array_interface__ = a.__array_interface__; h.a = a\nv = np.asarray(h)",
+    "f = amr.FArrayBox(a)",
+    "",
+])
+def test_array4_reinit_is_refused(export):
+    msg = expect(f"""
+        m = amr.MultiFab(ba, dm, 1, 0); m.set_val(1.0)
+        mfi = amr.MFIter(m)
+        a = m.array(mfi)
+        {export}
+        try:
+            a.__init__(amr.MultiFab(ba, dm, 1, 0).array(mfi))
+        finally:
+            assert a.size == 512 and a[0, 0, 0] == 1.0
+    """.replace("\n        " + export, "\n        " + export.replace("\n", "\n        ")), RuntimeError)
+    assert "re-initialized" in msg
+
+
+def test_views_survive_everything_that_drops_their_owner():
+    # the scenario: write through the old view, then look for the value in a new MultiFab
+    name, msg = run_case("""
+        m = amr.MultiFab(ba, dm, 1, 0); m.set_val(1.0)
+        mfi = amr.MFIter(m)
+        a = m.array(mfi)
+        class H: pass
+        h = H(); h.__array_interface__ = a.__array_interface__; h.a = a
+        v = np.asarray(h)
+        cap = np.from_dlpack(a)
+        del m, a, h
+        import gc; gc.collect()
+        m3 = amr.MultiFab(ba, dm, 1, 0); m3.set_val(5.0)
+        v[...] = 7.0
+        cap[...] = 8.0
+        assert m3.max(0) == 5.0 and m3.min(0) == 5.0, (m3.min(0), m3.max(0))
+        assert v.max() == 8.0
+    """)
+    assert name is None, msg
+
+
+@pytest.mark.parametrize("how", ["f.__init__(B((0, 0, 0), (3, 3, 3)), 1)", "f.clear()",
+                                 "f.resize(B((0, 0, 0), (3, 3, 3)), 1)"])
+def test_farraybox_array_interface_views_survive_reinit(how):
+    # A consumer of FArrayBox.__array_interface__ holds the FArrayBox object: clear(), resize()
+    # and __init__ freed the memory it reads; the next FArrayBox got it.  The memory handed out
+    # that way now lives as long as the FArrayBox object.
+    name, msg = run_case(f"""
+        f = amr.FArrayBox(B((0, 0, 0), (3, 3, 3)), 1)
+        class H: pass
+        h = H(); h.__array_interface__ = f.__array_interface__; h.f = f
+        v = np.asarray(h)
+        {how}
+        g = amr.FArrayBox(B((0, 0, 0), (3, 3, 3)), 1)
+        g.array().to_numpy()[...] = 5.0
+        v[...] = 7.0
+        assert g.array().to_numpy().max() == 5.0
+    """)
+    assert name is None, msg
+
+
+def test_other_reinits_keep_views_valid():
+    # MultiFab, BoxArray, DistributionMapping and Vector re-initialisation: views hold the
+    # memory (MultiFab data through its buffer), or resizing is refused while exported.
+    name, msg = run_case("""
+        m = amr.MultiFab(ba, dm, 1, 0); m.set_val(2.0)
+        it = amr.MFIter(m)
+        v = m.array(it).to_numpy()
+        m.__init__(ba, dm, 2, 1); m.set_val(3.0)
+        assert v.max() == 2.0 and m.array(it).to_numpy().shape == (10, 10, 10, 2)
+        vr = amr.Vector_Real([1.0, 2.0]); view = np.asarray(vr)
+        try:
+            vr.__init__([3.0] * 100)
+        except BufferError:
+            pass
+        else:
+            raise AssertionError("Vector re-init while exported")
+        assert list(view) == [1.0, 2.0]
+    """)
+    assert name is None, msg
+
+
+# ---- 7. errors of foreign objects pass through; clear messages -----------------------------------
+@pytest.mark.parametrize("attr", ["__array_interface__", "__dlpack__", "__dlpack_device__",
+                                  "__cuda_array_interface__"])
+@pytest.mark.parametrize("exc", ["KeyboardInterrupt", "RuntimeError", "ZeroDivisionError"])
+def test_errors_while_reading_protocols_pass_through(attr, exc):
+    # Was: swallowed, and "offers none of __dlpack__, ..." (TypeError) raised instead.
+    expect(f"""
+        def boom(self, *args, **kw):
+            raise {exc}("from the producer")
+        attrs = {{"{attr}": property(boom)}}
+        if "{attr}" != "__array_interface__":   # something to fall back to, were the error swallowed
+            attrs["__array_interface__"] = dict(shape=(2,), typestr='<f8', data=(4096, False), version=3)
+        if "{attr}" == "__dlpack_device__":
+            attrs["__dlpack__"] = boom
+        amr.Array4_double(type("X", (), attrs)())
+    """, {"KeyboardInterrupt": KeyboardInterrupt, "RuntimeError": RuntimeError,
+          "ZeroDivisionError": ZeroDivisionError}[exc], "from the producer")
+
+
+def test_attribute_error_still_means_absent():
+    name, msg = run_case("""
+        buf = np.arange(4.0)
+        class X:
+            @property
+            def __dlpack__(self):
+                raise AttributeError("not for this memory")
+            @property
+            def __cuda_array_interface__(self):
+                raise AttributeError("host memory")
+            __array_interface__ = buf.__array_interface__
+        a = amr.Array4_double(X())
+        assert a.size == 4 and a[3, 0, 0] == 3.0
+    """)
+    assert name is None, msg
+
+
+def test_failed_dlpack_import_keeps_its_error_and_runs_the_deleter_cleanly():
+    # The capsule is taken (renamed) before the view is checked; a failure afterwards calls the
+    # producer's deleter, which ran with the exception pending: Python code in it (here a ctypes
+    # callback) turned that into SystemError ("returned NULL without setting an exception").
+    name, msg = run_case(PRODUCERS + """
+        for shape, exc in (((2, -3), ValueError), ((2**40, 2**40), OverflowError)):
+            try:
+                amr.Array4_double(DL(shape))
+            except exc:
+                pass
+        assert deleted == [None, None], deleted   # ran once each, with no exception pending
+        a = amr.Array4_double(DL((2, 3), data=None))
+        assert a.size == 6 and deleted == [None, None]
+        del a
+        assert deleted == [None, None, None]
+    """)
+    assert name is None, msg
+
+
+def test_array_interface_without_data_is_explained():
+    # NumPy: a missing 'data' (or None) means "use the object's buffer protocol"; without one the
+    # error was "memoryview: a bytes-like object is required, not 'X'".
+    msg = expect("""
+        class X:
+            __array_interface__ = dict(shape=(2, 2, 2), typestr='<f8', version=3)
+        amr.Array4_double(X())
+    """, TypeError, "'data'")
+    assert "buffer protocol" in msg
+    name, msg = run_case("""
+        import array
+        class Y(array.array):
+            __array_interface__ = dict(shape=(2,), typestr='<f8', data=None, version=3)
+        a = amr.Array4_double(Y('d', [1.0, 2.0]))
+        assert a.size == 2 and a[1, 0, 0] == 2.0
+    """)
+    assert name is None, msg
+
+
+def test_array_dunder_on_host_memory():
+    # np.asarray() reads the buffer protocol first; __array__ answers direct calls and is what
+    # NumPy falls back to for device memory (test_array_of_device_memory_raises below).
+    name, msg = run_case("""
+        x = np.arange(24.0).reshape(2, 3, 4)
+        a = amr.Array4_double(x)
+        v = a.__array__()
+        assert v.shape == (1, 2, 3, 4) and np.shares_memory(v, x)
+        w = a.__array__(np.float32)
+        assert w.dtype == np.float32 and not np.shares_memory(w, x)
+        assert not np.shares_memory(a.__array__(copy=True), x)
+        try:
+            a.__array__(np.float32, copy=False)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("copy=False with a cast")
+        assert np.shares_memory(np.asarray(a), x)
+    """)
+    assert name is None, msg
+
+
+@pytest.mark.gpu
+def test_array_of_device_memory_raises():
+    # CuPy's ndarray.__array__ raises TypeError ("Implicit conversion to a NumPy array is not
+    # allowed"); boxfab's Array4 of The_Device_Arena data did not say anything: NumPy, finding
+    # no buffer and no __array_interface__, wrapped the Array4 in a 0-d object array.
+    r = run_python("""
+        import numpy as np
+        import boxfab.space3d as amr
+        amr.initialize([])
+        ba = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(7, 7, 7)))
+        mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, 0, amr.MFInfo().set_arena(amr.The_Device_Arena()))
+        mf.set_val(2.0)
+        for mfi in mf:
+            a = mf.array(mfi)
+            for f in (np.asarray, np.array, lambda x: np.array(x, dtype=np.float32), lambda x: x.__array__()):
+                try:
+                    f(a)
+                except TypeError as e:
+                    assert "to_host()" in str(e) and "to_cupy()" in str(e), str(e)
+                else:
+                    raise AssertionError("no TypeError")
+            assert a.to_host().max() == 2.0
+        print("OK")
+    """)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+
+
+# ---- 3. periods that do not fit the data ------------------------------------------------------------
+# AMReX's ghost exchanges take the shifts of Periodicity::shiftIntVect(ng) (AMReX_Periodicity.cpp):
+# the multiples k * period with |k| <= max(1, ceil(ng / period)), used by FabArrayBase::FB
+# (fill_boundary, ng = the filled ghost width) and FabArrayBase::CPC (parallel_copy/add,
+# sum_boundary: the destination's ghost width); OwnerMask / OverlapMask (override_sync,
+# sum_unique, norms) use shiftIntVect() (ng 0).  boxfab took every multiple that could meet the
+# data: with period 1 on a 64^3 box that is ~130^3 shifts per ghost region (a plan of 20 GB in
+# 60 s).  Now the shifts are AMReX's, and a period the data spans more than twice is refused:
+# a periodic Geometry's boxes lie in one period (its domain).
+PER1 = """
+big = amr.BoxArray(B((0, 0, 0), (63, 63, 63)))
+bdm = amr.DistributionMapping(big)
+m = amr.MultiFab(big, bdm, 1, 1); m.set_val(1.0)
+P1 = amr.Periodicity(amr.IntVect(1, 1, 1))
+"""
+
+
+@pytest.mark.parametrize("call", [
+    "m.fill_boundary(P1)", "m.fill_boundary(0, 1, P1)", "m.fill_boundary(0, 1, amr.IntVect(1, 1, 1), P1, True)",
+    "m.fill_boundary(P1, cross=True)",
+    "m.sum_boundary(P1)", "m.sum_boundary(0, 1, amr.IntVect(1, 1, 1), P1)",
+    "m.override_sync(P1)", "m.average_sync(P1)",
+    "m2 = amr.MultiFab(big, bdm, 1, 1); m2.parallel_copy(m, period=P1)",
+    "m2 = amr.MultiFab(big, bdm, 1, 1); m2.parallel_copy(m, 0, 0, 1, 1, 1, P1)",
+    "m2 = amr.MultiFab(ba, dm, 1, 1); m2.parallel_add(m, 0, 0, 1, 0, 0, P1)",
+    "m.sum_unique(0, False, P1)", "m.norm1(0, P1, False)", "m.norm2(0, P1)",
+    "im = amr.iMultiFab(big, bdm, 1, 1); im.fill_boundary(P1)",
+    "m.fill_boundary(amr.Periodicity(amr.IntVect(31, 0, 0)))",
+])
+def test_periods_that_do_not_fit_are_refused(call):
+    msg = expect(PER1 + call, ValueError, "does not fit the data", gb=2, timeout=30)
+    assert "(1,1,1)" in msg or "(31,0,0)" in msg
+
+
+def test_fill_boundary_with_data_spanning_two_periods_follows_amrex_shifts():
+    # one box [0, 15], period 8, one ghost cell: AMReX's shifts are +-8 only, so ghost -1 takes
+    # cell 7 (-1 + 8) and ghost 16 takes cell 8 (16 - 8); the shift -16 (cell 15) is not among them.
+    name, msg = run_case("""
+        b = amr1.BoxArray(amr1.Box(amr1.IntVect(0), amr1.IntVect(15)))
+        m = amr1.MultiFab(b, amr1.DistributionMapping(b), 1, 1)
+        for mfi in m:
+            v = m.array(mfi).to_numpy()
+            v[1:17, 0, 0, 0] = np.arange(16.0)
+        m.fill_boundary(amr1.Periodicity(amr1.IntVect(8)))
+        for mfi in m:
+            v = m.array(mfi).to_numpy()[:, 0, 0, 0]
+            assert v[0] == 7.0 and v[17] == 8.0, v
+    """)
+    assert name is None, msg
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_fill_boundary_with_more_ghost_cells_than_the_period(d):
+    # a 4-cell periodic domain with 6 ghost cells: shifts of +-4 and +-8 (K = ceil(6 / 4) = 2);
+    # the ghosts are the periodic continuation, which np.pad(mode="wrap") computes
+    name, msg = run_case(f"""
+        import boxfab.space{d}d as s
+        n, g = 4, 6
+        b = s.BoxArray(s.Box(s.IntVect(*[0] * {d}), s.IntVect(*[n - 1] * {d})))
+        m = s.MultiFab(b, s.DistributionMapping(b), 1, g)
+        rng = np.random.default_rng(1)
+        vals = rng.random([n] * {d})
+        for mfi in m:
+            v = m.array(mfi).to_numpy()
+            v[...] = -1.0
+            v[tuple([slice(g, g + n)] * {d} + [slice(None)] * (3 - {d}) + [0])] = vals.reshape(vals.shape + (1,) * (3 - {d}))
+        m.fill_boundary(s.Periodicity(s.IntVect(*[n] * {d})))
+        ref = np.pad(vals, g, mode="wrap")
+        for mfi in m:
+            v = m.array(mfi).to_numpy()[..., 0].reshape(ref.shape)
+            np.testing.assert_array_equal(v, ref)
+    """)
+    assert name is None, msg
+
+
+def test_tiny_period_with_wide_ghosts_is_bounded():
+    # one cell, period 1, 5000 ghost cells (1D): 2 * 5000 + 1 shifts, a plan of ~10^4 items
+    name, msg = run_case("""
+        b = amr1.BoxArray(amr1.Box(amr1.IntVect(0), amr1.IntVect(0)))
+        m = amr1.MultiFab(b, amr1.DistributionMapping(b), 1, 5000)
+        m.set_val(0.0)
+        m.set_val(3.0, 0, 1, 0)
+        m.fill_boundary(amr1.Periodicity(amr1.IntVect(1)))
+        assert m.min(0, 5000) == 3.0
+        m.sum_boundary(amr1.Periodicity(amr1.IntVect(1)))
+    """, gb=2, timeout=30)
+    assert name is None, msg
