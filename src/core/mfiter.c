@@ -52,15 +52,19 @@ int bf_mfiter_create(bf_multifab *mf, bool tiling, const bf_intvect *tilesize, b
   for (int64_t li = 0; li < mf->nlocal; ++li) {
     const bf_box *vb = mf_validbox(mf, li);
     int64_t n = 1;
+    bool ok = true;
     if (tiling)
       for (int d = 0; d < dim; ++d) {
         int64_t len = bf_box_length(vb, d) - (vb->type >> d & 1u);
-        n *= npieces(len < 1 ? 1 : len, ts.v[d]);
+        ok = ok && bf_i64_mul(n, npieces(len < 1 ? 1 : len, ts.v[d]), &n);
       }
-    total += n;
+    BF_CHECK(ok && bf_i64_add(total, n, &total), BF_ERROR_MEMORY, "an MFIter of more than 2^63 tiles");
   }
+  size_t bytes;
+  BF_CHECK(bf_size_mul((size_t)(total > 0 ? total : 1), sizeof(tile), &bytes), BF_ERROR_MEMORY,
+           "out of memory for an MFIter of %lld tiles", (long long)total);
   bf_mfiter *it = calloc(1, sizeof *it);
-  tile *tiles = malloc((size_t)(total > 0 ? total : 1) * sizeof *tiles);
+  tile *tiles = malloc(bytes);
   if (!it || !tiles) {
     free(it), free(tiles);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory for an MFIter of %lld tiles", (long long)total);

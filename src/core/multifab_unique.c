@@ -124,17 +124,21 @@ int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, c
     const int *s = &shifts[3 * si];
     bf_box q = *region; /* boxes j with (box_j + s) ∩ region: query region - s */
     int ms[3] = {-s[0], -s[1], -s[2]};
-    (void)bf_box_shift_iv(&q, ms);
+    if (bf_box_shift_iv(&q, ms) != BF_SUCCESS) { /* region - s leaves int: no box is there */
+      bf_error_clear();
+      continue;
+    }
     err = bf_mesh_intersecting(mf->ba, &q, scratch);
     if (err) break;
     for (int64_t c = 0; c < scratch->count; ++c) {
       int64_t j = scratch->index[c];
       bool zero = s[0] == 0 && s[1] == 0 && s[2] == 0;
       if (j > gi || (j == gi && (zero || !shift_positive(s)))) continue;
-      bf_box ov = boxes[j];
+      bf_box ov; /* (box_j ∩ (region - s)) + s: int indices throughout */
+      bf_box_intersection(&boxes[j], &q, &ov);
+      if (!bf_box_ok(&ov)) continue;
       (void)bf_box_shift_iv(&ov, s);
-      bf_box_intersection(&ov, region, &ov);
-      if (bf_box_ok(&ov)) zero_region(mask, region, &ov);
+      zero_region(mask, region, &ov);
     }
   }
   free(shifts);

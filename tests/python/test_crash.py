@@ -54,16 +54,71 @@ def expect(body, exc, match=None, **kw):
     return msg
 
 
+# Most scenarios are many small variations: they run as one batch, each in a fresh namespace
+# after PRELUDE's setup, in one interpreter (under BATCH_GB GiB of address space), so that the
+# file does not start 150 interpreters.  A crash of any fails them all (with its output).
+_BATCH = {}
+BATCH_GB = 2
+
+
+def batched(key, body):
+    """Register `body` (run after PRELUDE) under `key`; return the key."""
+    _BATCH[key] = textwrap.dedent(body).strip() or "pass"
+    return key
+
+
+@pytest.fixture(scope="module")
+def batch():
+    import json
+    head, setup = PRELUDE.format(gb=BATCH_GB).split("amr.initialize([])\n")
+    code = head + PRODUCERS + """
+import json, time
+amr.initialize([])
+results = {}
+def run(key, body):
+    ns = {k: v for k, v in globals().items() if k not in ("results", "run", "cases")}
+    t0 = time.perf_counter()
+    try:
+        exec(compile(SETUP + body, key, "exec"), ns)
+    except BaseException as e:
+        results[key] = (type(e).__name__, str(e), time.perf_counter() - t0)
+    else:
+        results[key] = (None, "", time.perf_counter() - t0)
+"""
+    code += f"SETUP = {setup!r}\ncases = {json.dumps(_BATCH)}\n"
+    code += "for k, b in cases.items():\n    run(k, b)\nprint('RESULTS', json.dumps(results))\n"
+    r = run_python(code, timeout=300)
+    assert r.returncode == 0, f"the batch crashed (rc {r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    line = [x for x in r.stdout.splitlines() if x.startswith("RESULTS ")][-1]
+    return json.loads(line[len("RESULTS "):])
+
+
+def expect_batched(batch, key, exc, match=None, seconds=None):
+    name, msg, took = batch[key]
+    want = exc.__name__ if exc else None
+    assert name == want, f"{key}: expected {want}, got {name}: {msg}"
+    if match:
+        assert match in msg, msg
+    if seconds is not None:
+        assert took < seconds, f"{key}: took {took:.1f} s"
+    return msg
+
+
 # ---- 1. component ranges near INT_MAX ------------------------------------------------------
 # AMReX: dtoh_memcpy / htod_memcpy (AMReX_FabArrayUtility.H) only AMREX_ASSERT the layout and
 # on the CPU call Copy(dst, src, scomp, dcomp, ncomp, ...), whose comps are AMREX_ASSERTed
 # (AMReX_MultiFab.cpp, MultiFab::Copy); boxfab checks scomp + ncomp without an int wrap.
-@pytest.mark.parametrize("fn", ["dtoh_memcpy", "htod_memcpy"])
-@pytest.mark.parametrize("args", [(2**31 - 1, 0, 1), (0, 2**31 - 1, 1), (1, 0, 2**31 - 1), (0, 1, 2**31 - 1),
-                                  (-1, 0, 1), (0, 0, -1)])
-def test_memcpy_component_range_does_not_wrap(fn, args):
-    expect(f"m2 = amr.MultiFab(ba, dm, 2, 1); amr.{fn}(m2, mf, *{args})", IndexError,
-           "components must be >= 0" if args[2] < 0 else "out of range")
+MEMCPY = [(fn, args) for fn in ("dtoh_memcpy", "htod_memcpy")
+          for args in ((2**31 - 1, 0, 1), (0, 2**31 - 1, 1), (1, 0, 2**31 - 1), (0, 1, 2**31 - 1), (-1, 0, 1),
+                       (0, 0, -1))]
+for _fn, _args in MEMCPY:
+    batched(f"memcpy {_fn}{_args}", f"m2 = amr.MultiFab(ba, dm, 2, 1); amr.{_fn}(m2, mf, *{_args})")
+
+
+@pytest.mark.parametrize("fn, args", MEMCPY)
+def test_memcpy_component_range_does_not_wrap(batch, fn, args):
+    expect_batched(batch, f"memcpy {fn}{args}", IndexError,
+                   "components must be >= 0" if args[2] < 0 else "out of range")
 
 
 def test_memcpy_whole_range_still_copies():
@@ -79,7 +134,7 @@ def test_memcpy_whole_range_still_copies():
 
 # The same checks on every (comp, ncomp) argument set: AMReX MultiFab::Copy / Add / Saxpy /
 # LinComb AMREX_ASSERT srccomp + numcomp <= src.nComp() (AMReX_MultiFab.cpp).
-@pytest.mark.parametrize("call", [
+COMPS = [
     "amr.copy_mfab(mf, mf, 99, 99, 5, 0)",
     "amr.copy_mfab(mf, mf, -1, -1, 1, 0)",
     "amr.copy_mfab(mf, mf, 0, 0, -1, 0)",
@@ -95,9 +150,14 @@ def test_memcpy_whole_range_still_copies():
     "mf.sum(2**31 - 1)",
     "mf.norm1([0, 2**31 - 1], 0, False)",
     "im = amr.iMultiFab(ba, dm, 2, 1); amr.iMultiFab.add(im, im, 0, 2**31 - 1, 1, 0)",
-])
-def test_component_arguments_out_of_range(call):
-    expect(call, IndexError)
+]
+for _c in COMPS:
+    batched("comps " + _c, _c)
+
+
+@pytest.mark.parametrize("call", COMPS)
+def test_component_arguments_out_of_range(batch, call):
+    expect_batched(batch, "comps " + call, IndexError)
 
 
 def test_copy_onto_itself_checks_ghosts():
@@ -173,7 +233,7 @@ def test_farraybox_n_bytes_does_not_wrap():
 # AMReX MFIter::growntilebox / grownnodaltilebox (AMReX_MFIter.cpp) grow with Box::growLo/growHi
 # in int (undefined behaviour past INT_MAX); MFIter::nodaltilebox(dir) treats every dir < 0 as
 # "all directions" (only -1 is documented: pyAMReX's default).  boxfab raises for both.
-@pytest.mark.parametrize("call, exc", [
+MFITER = [
     ("mfi.growntilebox(2**31 - 1)", OverflowError),
     ("mfi.growntilebox(amr.IntVect(0, 2**31 - 1, 0))", OverflowError),
     ("mfi.growntilebox(-(2**31))", OverflowError),
@@ -182,9 +242,14 @@ def test_farraybox_n_bytes_does_not_wrap():
     ("mfi.nodaltilebox(-7)", IndexError),
     ("mfi.nodaltilebox(3)", IndexError),
     ("mfi.grownnodaltilebox(-2, 1)", IndexError),
-])
-def test_mfiter_boxes_out_of_range(call, exc):
-    expect(f"mfi = amr.MFIter(mf)\n{call}", exc)
+]
+for _c, _e in MFITER:
+    batched("mfiter " + _c, f"mfi = amr.MFIter(mf)\n{_c}")
+
+
+@pytest.mark.parametrize("call, exc", MFITER)
+def test_mfiter_boxes_out_of_range(batch, call, exc):
+    expect_batched(batch, "mfiter " + call, exc)
 
 
 def test_mfiter_boxes_in_range_unchanged():
@@ -207,15 +272,21 @@ def test_mfiter_boxes_in_range_unchanged():
 # (AMReX_iMultiFab.H); pyAMReX's int argument refuses floats.  boxfab converts the value as
 # every int argument (TypeError for any float, OverflowError beyond C int); the value was cast
 # to int before (1.5 -> 1; 2**31, 1e20, nan, inf -> -2**31).
-@pytest.mark.parametrize("val, exc", [("2**31", OverflowError), ("-(2**31) - 1", OverflowError),
-                                      ("1e20", TypeError), ("float('nan')", TypeError),
-                                      ("float('inf')", TypeError), ("1.5", TypeError), ("2.0", TypeError),
-                                      ("'3'", TypeError), ("np.float64(1.0)", TypeError)])
-@pytest.mark.parametrize("form", ["im.set_val({v})", "im.set_val({v}, 0, 1)", "im.set_val({v}, B((0,0,0),(1,1,1)), 0, 1)",
-                                  "im.plus({v})", "im.plus({v}, 0, 1)", "im.mult({v})", "im.mult({v}, B((0,0,0),(1,1,1)))"])
-def test_imultifab_scalar_is_an_int(val, exc, form):
-    msg = expect("im = amr.iMultiFab(ba, dm, 1, 0); im.set_val(7)\ntry:\n    "
-                 + form.format(v=val) + "\nfinally:\n    assert im.min(0) == 7 and im.max(0) == 7", exc)
+IMF_VALUES = [("2**31", OverflowError), ("-(2**31) - 1", OverflowError), ("1e20", TypeError),
+              ("float('nan')", TypeError), ("float('inf')", TypeError), ("1.5", TypeError), ("2.0", TypeError),
+              ("'3'", TypeError), ("np.float64(1.0)", TypeError)]
+IMF_FORMS = ["im.set_val({v})", "im.set_val({v}, 0, 1)", "im.set_val({v}, B((0,0,0),(1,1,1)), 0, 1)", "im.plus({v})",
+             "im.plus({v}, 0, 1)", "im.mult({v})", "im.mult({v}, B((0,0,0),(1,1,1)))"]
+for _v, _e in IMF_VALUES:
+    for _f in IMF_FORMS:
+        batched("imf " + _f.format(v=_v), "im = amr.iMultiFab(ba, dm, 1, 0); im.set_val(7)\ntry:\n    "
+                + _f.format(v=_v) + "\nfinally:\n    assert im.min(0) == 7 and im.max(0) == 7")
+
+
+@pytest.mark.parametrize("val, exc", IMF_VALUES)
+@pytest.mark.parametrize("form", IMF_FORMS)
+def test_imultifab_scalar_is_an_int(batch, val, exc, form):
+    msg = expect_batched(batch, "imf " + form.format(v=val), exc)
     assert "val" in msg
 
 
@@ -278,20 +349,33 @@ class DL:
 """
 
 
-@pytest.mark.parametrize("shape", ["(2**40, 2**40)", "(2**62,) * 3", "(2**31, 2**31, 2**31)", "(3, 2**62, 2, 1)",
-                                   "(0, 2**62, 2**62)"])
+SHAPES = ["(2**40, 2**40)", "(2**62,) * 3", "(2**31, 2**31, 2**31)", "(3, 2**62, 2, 1)", "(0, 2**62, 2**62)"]
+STRIDES = ["(2**62, 8)", "(-(2**62), 8)", "(-(2**63), 8)", "(8, 2**62)"]
+
+
+def _register_array4_imports():
+    for shape in SHAPES:
+        for via in ("AI", "DL"):
+            batched(f"a4 {via}{shape}", f"a = amr.Array4_double({via}({shape}))\nprint(a.size)")
+    for st in STRIDES:  # shape (3, 3): the last element lies 2 * stride bytes from the first
+        batched(f"a4 strides {st}", f"amr.Array4_double(AI((3, 3), strides={st}))")
+
+
+_register_array4_imports()
+
+
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("via", ["AI", "DL"])
-def test_array4_import_of_overflowing_shapes(shape, via):
+def test_array4_import_of_overflowing_shapes(batch, shape, via):
     # AMReX's Array4 (AMReX_Array4.H) computes size() = nstride * ncomp in Long: it wraps for such
     # shapes (the view reported size 0 here); boxfab refuses them.
-    msg = expect(PRODUCERS + f"a = amr.Array4_double({via}({shape}))\nprint(a.size)", OverflowError)
+    msg = expect_batched(batch, f"a4 {via}{shape}", OverflowError)
     assert "64 bits" in msg or "2^63" in msg
 
 
-@pytest.mark.parametrize("strides", ["(2**62, 8)", "(-(2**62), 8)", "(-(2**63), 8)", "(8, 2**62)"])
-def test_array4_import_of_strides_past_2_63_bytes(strides):
-    # shape (3, 3): the last element lies 2 * stride bytes from the first
-    expect(PRODUCERS + f"amr.Array4_double(AI((3, 3), strides={strides}))", OverflowError)
+@pytest.mark.parametrize("strides", STRIDES)
+def test_array4_import_of_strides_past_2_63_bytes(batch, strides):
+    expect_batched(batch, f"a4 strides {strides}", OverflowError)
 
 
 def test_array4_import_of_large_but_valid_shapes():
@@ -307,22 +391,23 @@ def test_array4_import_of_large_but_valid_shapes():
 
 
 # ---- 6. module functions of one dimension on an Array4 of another -------------------------------
-@pytest.mark.parametrize("fn", ["lbound", "ubound", "length"])
-def test_bounds_of_an_array4_of_another_dimension(fn):
+ONE_D = """
+b1 = amr1.BoxArray(amr1.Box(amr1.IntVect(0), amr1.IntVect(3)))
+m1 = amr1.MultiFab(b1, amr1.DistributionMapping(b1), 1, 0)
+a1 = m1.array(amr1.MFIter(m1))
+"""
+BOUNDS = {"lbound": (0, 0, 0), "ubound": (3, 0, 0), "length": (4, 1, 1)}
+for _fn, _r in BOUNDS.items():
+    batched("bounds 3d " + _fn, ONE_D + f"amr.{_fn}(a1)")
+    batched("bounds 1d " + _fn, ONE_D + f"r = amr1.{_fn}(a1)\nassert (r.x, r.y, r.z) == {_r}, r")
+
+
+@pytest.mark.parametrize("fn", list(BOUNDS))
+def test_bounds_of_an_array4_of_another_dimension(batch, fn):
     # pyAMReX binds lbound/ubound/length per space module (its Array4 types are distinct per
     # dimension): a 1D Array4 passed to space3d's function is a TypeError there too.
-    expect(f"""
-        b1 = amr1.BoxArray(amr1.Box(amr1.IntVect(0), amr1.IntVect(3)))
-        m1 = amr1.MultiFab(b1, amr1.DistributionMapping(b1), 1, 0)
-        amr.{fn}(m1.array(amr1.MFIter(m1)))
-    """, TypeError, "dimension")
-    name, msg = run_case(f"""
-        b1 = amr1.BoxArray(amr1.Box(amr1.IntVect(0), amr1.IntVect(3)))
-        m1 = amr1.MultiFab(b1, amr1.DistributionMapping(b1), 1, 0)
-        r = amr1.{fn}(m1.array(amr1.MFIter(m1)))
-        assert (r.x, r.y, r.z) == {{"lbound": (0, 0, 0), "ubound": (3, 0, 0), "length": (4, 1, 1)}}["{fn}"], r
-    """)
-    assert name is None, msg
+    expect_batched(batch, "bounds 3d " + fn, TypeError, "dimension")
+    expect_batched(batch, "bounds 1d " + fn, None)
 
 
 # ---- 6. boxes on ranks that do not exist -----------------------------------------------------------
@@ -354,7 +439,7 @@ def test_multifab_on_ranks_that_do_not_exist():
 HUGE_BOX = "B((0, 0, 0), (2**20, 2**20, 2**20))"
 
 
-@pytest.mark.parametrize("call, exc", [
+ITERABLES = [
     (f"mf.norm1({HUGE_BOX}, 0, False)", TypeError),
     (f"mf.norm2({HUGE_BOX})", TypeError),
     (f"amr.DistributionMapping({HUGE_BOX})", TypeError),
@@ -367,10 +452,15 @@ HUGE_BOX = "B((0, 0, 0), (2**20, 2**20, 2**20))"
     ("import itertools\nmf.norm2(itertools.chain([0], itertools.repeat('x')))", TypeError),
     ("amr.RealBox(range(2**40), [1, 1, 1])", ValueError),
     ("amr.IntVect(range(2**40))", ValueError),
-])
-def test_long_iterables_are_not_expanded(call, exc):
-    # 1 GiB of address space and 20 s: expanding the iterable would hit either
-    expect(call, exc, gb=1, timeout=20)
+]
+for _c, _e in ITERABLES:
+    batched("iterable " + _c, _c)
+
+
+@pytest.mark.parametrize("call, exc", ITERABLES)
+def test_long_iterables_are_not_expanded(batch, call, exc):
+    # under BATCH_GB GiB of address space, and fast: expanding the iterable would take all of it
+    expect_batched(batch, "iterable " + call, exc, seconds=5)
 
 
 def test_iterables_of_ints_still_accepted():
@@ -397,25 +487,22 @@ def test_iterables_of_ints_still_accepted():
 # landed in the next MultiFab allocated there.  Now re-initialising an Array4 that views
 # memory raises RuntimeError (pybind11 would run the constructor again; AMReX's Array4 is a
 # plain view with no owner at all).
-@pytest.mark.parametrize("export", [
+EXPORTS = [
     "v = np.from_dlpack(a)",
     "cap = a.__dlpack__()",
     "class H: pass\nh = H(); h.__array_interface__ = a.__array_interface__; h.a = a\nv = np.asarray(h)",
     "f = amr.FArrayBox(a)",
     "",
-])
-def test_array4_reinit_is_refused(export):
-    msg = expect(f"""
-        m = amr.MultiFab(ba, dm, 1, 0); m.set_val(1.0)
-        mfi = amr.MFIter(m)
-        a = m.array(mfi)
-        {export}
-        try:
-            a.__init__(amr.MultiFab(ba, dm, 1, 0).array(mfi))
-        finally:
-            assert a.size == 512 and a[0, 0, 0] == 1.0
-    """.replace("\n        " + export, "\n        " + export.replace("\n", "\n        ")), RuntimeError)
-    assert "re-initialized" in msg
+]
+for _x in EXPORTS:
+    batched("reinit " + _x, "m = amr.MultiFab(ba, dm, 1, 0); m.set_val(1.0)\nmfi = amr.MFIter(m)\na = m.array(mfi)\n"
+            + _x + "\ntry:\n    a.__init__(amr.MultiFab(ba, dm, 1, 0).array(mfi))\n"
+            "finally:\n    assert a.size == 512 and a[0, 0, 0] == 1.0")
+
+
+@pytest.mark.parametrize("export", EXPORTS)
+def test_array4_reinit_is_refused(batch, export):
+    expect_batched(batch, "reinit " + export, RuntimeError, "re-initialized")
 
 
 def test_views_survive_everything_that_drops_their_owner():
@@ -481,22 +568,28 @@ def test_other_reinits_keep_views_valid():
 
 
 # ---- 7. errors of foreign objects pass through; clear messages -----------------------------------
-@pytest.mark.parametrize("attr", ["__array_interface__", "__dlpack__", "__dlpack_device__",
-                                  "__cuda_array_interface__"])
-@pytest.mark.parametrize("exc", ["KeyboardInterrupt", "RuntimeError", "ZeroDivisionError"])
-def test_errors_while_reading_protocols_pass_through(attr, exc):
+PROTOCOL_ATTRS = ["__array_interface__", "__dlpack__", "__dlpack_device__", "__cuda_array_interface__"]
+PRODUCER_ERRORS = {"KeyboardInterrupt": KeyboardInterrupt, "RuntimeError": RuntimeError,
+                   "ZeroDivisionError": ZeroDivisionError}
+for _a in PROTOCOL_ATTRS:
+    for _x in PRODUCER_ERRORS:
+        batched(f"protocol {_a} {_x}", f"""
+            def boom(self, *args, **kw):
+                raise {_x}("from the producer")
+            attrs = {{"{_a}": property(boom)}}
+            if "{_a}" != "__array_interface__":   # something to fall back to, were the error swallowed
+                attrs["__array_interface__"] = dict(shape=(2,), typestr='<f8', data=(4096, False), version=3)
+            if "{_a}" == "__dlpack_device__":
+                attrs["__dlpack__"] = boom
+            amr.Array4_double(type("X", (), attrs)())
+        """)
+
+
+@pytest.mark.parametrize("attr", PROTOCOL_ATTRS)
+@pytest.mark.parametrize("exc", list(PRODUCER_ERRORS))
+def test_errors_while_reading_protocols_pass_through(batch, attr, exc):
     # Was: swallowed, and "offers none of __dlpack__, ..." (TypeError) raised instead.
-    expect(f"""
-        def boom(self, *args, **kw):
-            raise {exc}("from the producer")
-        attrs = {{"{attr}": property(boom)}}
-        if "{attr}" != "__array_interface__":   # something to fall back to, were the error swallowed
-            attrs["__array_interface__"] = dict(shape=(2,), typestr='<f8', data=(4096, False), version=3)
-        if "{attr}" == "__dlpack_device__":
-            attrs["__dlpack__"] = boom
-        amr.Array4_double(type("X", (), attrs)())
-    """, {"KeyboardInterrupt": KeyboardInterrupt, "RuntimeError": RuntimeError,
-          "ZeroDivisionError": ZeroDivisionError}[exc], "from the producer")
+    expect_batched(batch, f"protocol {attr} {exc}", PRODUCER_ERRORS[exc], "from the producer")
 
 
 def test_attribute_error_still_means_absent():
@@ -620,7 +713,7 @@ P1 = amr.Periodicity(amr.IntVect(1, 1, 1))
 """
 
 
-@pytest.mark.parametrize("call", [
+PERIOD_CALLS = [
     "m.fill_boundary(P1)", "m.fill_boundary(0, 1, P1)", "m.fill_boundary(0, 1, amr.IntVect(1, 1, 1), P1, True)",
     "m.fill_boundary(P1, cross=True)",
     "m.sum_boundary(P1)", "m.sum_boundary(0, 1, amr.IntVect(1, 1, 1), P1)",
@@ -631,9 +724,14 @@ P1 = amr.Periodicity(amr.IntVect(1, 1, 1))
     "m.sum_unique(0, False, P1)", "m.norm1(0, P1, False)", "m.norm2(0, P1)",
     "im = amr.iMultiFab(big, bdm, 1, 1); im.fill_boundary(P1)",
     "m.fill_boundary(amr.Periodicity(amr.IntVect(31, 0, 0)))",
-])
-def test_periods_that_do_not_fit_are_refused(call):
-    msg = expect(PER1 + call, ValueError, "does not fit the data", gb=2, timeout=30)
+]
+for _c in PERIOD_CALLS:
+    batched("period " + _c, PER1 + _c)
+
+
+@pytest.mark.parametrize("call", PERIOD_CALLS)
+def test_periods_that_do_not_fit_are_refused(batch, call):
+    msg = expect_batched(batch, "period " + call, ValueError, "does not fit the data", seconds=5)
     assert "(1,1,1)" in msg or "(31,0,0)" in msg
 
 
