@@ -220,6 +220,17 @@ BF_EXPORT int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_period
 BF_EXPORT int bf_multifab_norm1_comps(const bf_multifab *mf, int n, const int *comps, bf_intvect nghost, bool local,
                                       double *results);
 BF_EXPORT int bf_multifab_norm2_comps(const bf_multifab *mf, int n, const int *comps, double *results);
+/** For int data, the exact 64-bit results of sum, sum_unique, norm1 and
+ *  norm1_unique (AMReX's iMultiFab returns Long; the double forms above round
+ *  beyond 2^53).  They wrap modulo 2^64 as the kernels' accumulators do.
+ *  BF_ERROR_TYPE for double data. */
+BF_EXPORT int bf_multifab_sum_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local,
+                                  int64_t *result);
+BF_EXPORT int bf_multifab_sum_unique_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local,
+                                         const bf_periodicity *period, int64_t *result);
+BF_EXPORT int bf_multifab_norm1_i64(const bf_multifab *mf, int comp, bf_intvect nghost, bool local, int64_t *result);
+BF_EXPORT int bf_multifab_norm1_unique_i64(const bf_multifab *mf, int comp, const bf_periodicity *period,
+                                           int64_t *result);
 /** Any NaN / ±Inf in comps [scomp, scomp+ncomp), valid + nghost (always false for int). */
 BF_EXPORT int bf_multifab_contains_nan(const bf_multifab *mf, int scomp, int ncomp, bf_intvect nghost, bool local,
                                        bool *result);

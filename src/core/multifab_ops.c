@@ -308,6 +308,50 @@ int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_periodicity *per
   return BF_SUCCESS;
 }
 
+/* ---- exact integer results (int data) ------------------------------------------- */
+
+static int int_data(const bf_multifab *mf, const char *what) {
+  BF_CALL(bf_multifab_check(mf));
+  BF_CHECK(mf->dtype == BF_DTYPE_INT, BF_ERROR_TYPE, "%s: the exact integer form is for int data", what);
+  return BF_SUCCESS;
+}
+
+int bf_multifab_sum_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local, int64_t *r) {
+  (void)local;
+  BF_CALL(int_data(mf, "sum"));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), false, NULL, &res, "sum"));
+  *r = res.isum;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_sum_unique_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local,
+                               const bf_periodicity *period, int64_t *r) {
+  (void)local;
+  BF_CALL(int_data(mf, "sum_unique"));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), true, period, &res, "sum_unique"));
+  *r = res.isum;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm1_i64(const bf_multifab *mf, int comp, bf_intvect ng, bool local, int64_t *r) {
+  (void)local;
+  BF_CALL(int_data(mf, "norm1"));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, &res, "norm1"));
+  *r = res.isum;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm1_unique_i64(const bf_multifab *mf, int comp, const bf_periodicity *period, int64_t *r) {
+  BF_CALL(int_data(mf, "norm1"));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, &res, "norm1"));
+  *r = res.isum;
+  return BF_SUCCESS;
+}
+
 int bf_multifab_norm1_comps(const bf_multifab *mf, int n, const int *comps, bf_intvect ng, bool local,
                             double *results) {
   BF_CHECK(n >= 0 && (n == 0 || (comps && results)), BF_ERROR_VALUE, "norm1: bad component list");

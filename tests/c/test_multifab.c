@@ -249,6 +249,16 @@ static void test_argument_errors(void) {
   BFT_FAILS(bf_multifab_plus_scalar(i, 1e20, NULL, 0, 1, g0), BF_ERROR_OVERFLOW);
   BFT_FAILS(bf_multifab_mult_scalar(i, NAN, NULL, 0, 1, g0), BF_ERROR_VALUE);
   BFT_OK(bf_multifab_set_val_all(i, -2147483648.0));
+  /* exact int sums (the double form rounds beyond 2^53; here they are small and equal) */
+  int64_t isum = 0;
+  double dsum = 0;
+  BFT_OK(bf_multifab_set_val_all(i, 3.0));
+  BFT_OK(bf_multifab_sum_i64(i, NULL, 1, false, &isum));
+  BFT_OK(bf_multifab_sum(i, NULL, 1, false, &dsum));
+  BFT_CHECK(isum == 3 * 16 * 16 && dsum == (double)isum);
+  BFT_OK(bf_multifab_norm1_i64(i, 0, g0, false, &isum));
+  BFT_CHECK(isum == 3 * 16 * 16);
+  BFT_FAILS(bf_multifab_sum_i64(a, NULL, 0, false, &isum), BF_ERROR_TYPE);
   BFT_OK(bf_multifab_set_val_all(a, NAN)); /* double data: any value */
   bf_multifab_destroy(&a), bf_multifab_destroy(&b), bf_multifab_destroy(&c), bf_multifab_destroy(&i);
   bf_boxarray_destroy(&ba), bf_boxarray_destroy(&ba2), bf_boxarray_destroy(&ba3);

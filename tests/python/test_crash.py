@@ -788,3 +788,23 @@ def test_tiny_period_with_wide_ghosts_is_bounded():
         m.sum_boundary(amr1.Periodicity(amr1.IntVect(1)))
     """, gb=2, timeout=30)
     assert name is None, msg
+
+
+# ---- silent wrong values: iMultiFab sums through a double ------------------------------------------
+def test_imultifab_sums_are_exact_beyond_2_53():
+    # AMReX iMultiFab::sum / norm1 return Long (AMReX_iMultiFab.cpp); boxfab's kernels sum ints
+    # exactly in 64 bits but handed the result out through a double: (2**31 - 1) * (2**22 + 1)
+    # = 2**53 + 2**31 - 2**22 - 1 came back one too large.
+    name, msg = run_case("""
+        b = amr.BoxArray(B((0, 0, 0), (4, 838860, 0)))          # 5 * 838861 = 2**22 + 1 cells
+        im = amr.iMultiFab(b, amr.DistributionMapping(b), 2, 0)
+        im.set_val(2**31 - 1)
+        exact = (2**31 - 1) * (2**22 + 1)
+        assert exact % 2 == 1 and exact > 2**53
+        got = [im.sum(0), im.sum(B((0, 0, 0), (4, 838860, 0)), 1), im.sum_unique(0), im.norm1(0, 0, False),
+               im.norm1(1, amr.Periodicity.non_periodic(), False), *im.norm1([0, 1], 0, False)]
+        assert got == [exact] * 7 and all(type(x) is int for x in got), [g - exact for g in got]
+        im.set_val(-(2**31))
+        assert im.sum(0) == -(2**31) * (2**22 + 1) and im.norm1(0, 0, False) == 2**31 * (2**22 + 1)
+    """, gb=3)
+    assert name is None, msg
