@@ -313,6 +313,11 @@ static int a4_import_dlpack(bfpy_array4_object *self, PyObject *obj) {
                  a4_tname(self), (int)dl->ndim);
     goto fail;
   }
+  if (!dl->shape) { /* a broken producer: never dereferenced */
+    PyErr_Format(PyExc_BufferError, "%s: the DLPack tensor of %.100s has %d dimensions but no shape",
+                 a4_tname(self), Py_TYPE(obj)->tp_name, (int)dl->ndim);
+    goto fail;
+  }
   if (readonly && !(self->flags & BFPY_A4_CONST)) {
     PyErr_Format(PyExc_ValueError, "%s: the source array is read-only; use %s_const to view it (through __dlpack__)",
                  a4_tname(self), a4_tname(self));

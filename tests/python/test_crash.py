@@ -31,9 +31,10 @@ mf.set_val(1.0)
 """
 
 
-def run_case(body, gb=4, timeout=60):
-    """Run `body` after PRELUDE; return (name of the exception raised or None, its message)."""
-    code = PRELUDE.format(gb=gb) + "try:\n" + textwrap.indent(textwrap.dedent(body).strip() or "pass", "    ") + """
+def run_case(body, gb=4, timeout=60, producers=False):
+    """Run `body` after PRELUDE (and PRODUCERS when asked); return (name of the exception raised
+    or None, its message)."""
+    code = PRELUDE.format(gb=gb) + (PRODUCERS if producers else "") + "try:\n" + textwrap.indent(textwrap.dedent(body).strip() or "pass", "    ") + """
 except BaseException as e:
     print("RAISED", type(e).__name__, "::", e)
 else:
@@ -379,13 +380,13 @@ def test_array4_import_of_strides_past_2_63_bytes(batch, strides):
 
 
 def test_array4_import_of_large_but_valid_shapes():
-    name, msg = run_case(PRODUCERS + """
+    name, msg = run_case(producers=True, body="""
         a = amr.Array4_double(AI((2**20, 2**20, 2**10)))        # 2**50 elements: 2**53 bytes
         assert a.size == 2**50 and a.nComp == 1, a.size
         b = amr.Array4_double(AI((2**20, 2**20), strides=(-8, 0)))
         assert b.size == 2**40
-        c = amr.Array4_double(DL((2**30, 2**30)))
-        assert c.size == 2**60
+        c = amr.Array4_double(DL((2**30, 2**29)))              # 2**62 bytes: the largest that fits
+        assert c.size == 2**59
     """)
     assert name is None, msg
 
@@ -613,7 +614,7 @@ def test_failed_dlpack_import_keeps_its_error_and_runs_the_deleter_cleanly():
     # The capsule is taken (renamed) before the view is checked; a failure afterwards calls the
     # producer's deleter, which ran with the exception pending: Python code in it (here a ctypes
     # callback) turned that into SystemError ("returned NULL without setting an exception").
-    name, msg = run_case(PRODUCERS + """
+    name, msg = run_case(producers=True, body="""
         for shape, exc in (((2, -3), ValueError), ((2**40, 2**40), OverflowError)):
             try:
                 amr.Array4_double(DL(shape))
@@ -626,6 +627,15 @@ def test_failed_dlpack_import_keeps_its_error_and_runs_the_deleter_cleanly():
         assert deleted == [None, None, None]
     """)
     assert name is None, msg
+
+
+def test_dlpack_tensor_without_shape():
+    # a broken producer (shape NULL with ndim 2) was read through the NULL pointer
+    expect(producers=True, body="""
+        p = DL((2, 3))
+        p.m.dl_tensor.shape = None
+        amr.Array4_double(p)
+    """, exc=BufferError, match="no shape")
 
 
 def test_array_interface_without_data_is_explained():
