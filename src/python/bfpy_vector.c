@@ -248,6 +248,16 @@ static int vec_collect(vec_object *self, PyObject *src, bf_vector *tmp) {
     bf_vector_free(tmp);
     return -1;
   }
+  /* A source that knows its length gets its room up front: a length no
+   * memory can hold (range(2**40)) is refused before anything is read, not
+   * after gigabytes of elements. */
+  Py_ssize_t len = PyList_Check(src) || PyTuple_Check(src) ? -1 : PyObject_Size(src);
+  if (len < 0) PyErr_Clear();
+  if (len > 0 && bfpy_check(bf_vector_reserve(tmp, (int64_t)len)) < 0) {
+    Py_DECREF(it);
+    bf_vector_free(tmp);
+    return -1;
+  }
   vec_elem_storage elem;
   PyObject *item;
   while ((item = PyIter_Next(it))) {

@@ -453,6 +453,9 @@ ITERABLES = [
     ("import itertools\nmf.norm2(itertools.chain([0], itertools.repeat('x')))", TypeError),
     ("amr.RealBox(range(2**40), [1, 1, 1])", ValueError),
     ("amr.IntVect(range(2**40))", ValueError),
+    ("amr.Vector_Real(range(2**40))", MemoryError),                     # room reserved up front: refused
+    ("v = amr.Vector_int([0]); v.extend(range(2**40))", MemoryError),
+    (f"amr.Vector_int({HUGE_BOX})", TypeError),
 ]
 for _c, _e in ITERABLES:
     batched("iterable " + _c, _c)
