@@ -190,7 +190,8 @@ BF_EXPORT int bf_multifab_add_product(bf_multifab *dst, const bf_multifab *src1,
 BF_EXPORT int bf_multifab_dot(const bf_multifab *x, int xcomp, const bf_multifab *y, int ycomp, int numcomp,
                               bf_intvect nghost, bool local, double *result);
 /** min / max of component comp over valid + nghost (∩ region). An empty
- *  selection gives +DBL_MAX / -DBL_MAX (AMReX's convention). */
+ *  selection gives +DBL_MAX / -DBL_MAX for double data, INT_MAX / INT_MIN for
+ *  int data (AMReX's start values: numeric_limits<T>::max() / lowest()). */
 BF_EXPORT int bf_multifab_min(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect nghost, bool local,
                               double *result);
 BF_EXPORT int bf_multifab_max(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect nghost, bool local,

@@ -226,7 +226,10 @@ static int minmax(int op, const bf_multifab *mf, const bf_box *region, int comp,
                   bf_intvect *cell, const char *what) {
   bf_kresult res;
   BF_CALL(reduce(op, mf, comp, NULL, 0, 1, region, ng, false, NULL, &res, what));
-  if (r) *r = res.found ? res.value : (op == BF_ROP_MIN ? DBL_MAX : -DBL_MAX);
+  /* nothing selected: AMReX's start values, numeric_limits<T>::max() / lowest()
+   * of the data's type (AMReX_MultiFab.cpp, AMReX_iMultiFab.cpp: min / max) */
+  const bool ints = mf->dtype == BF_DTYPE_INT;
+  if (r) *r = res.found ? res.value : (op == BF_ROP_MIN ? (ints ? INT_MAX : DBL_MAX) : (ints ? INT_MIN : -DBL_MAX));
   if (cell) {
     BF_CHECK(res.found, BF_ERROR_VALUE, "%s: no cell selected", what);
     cell->dim = mf->dim;

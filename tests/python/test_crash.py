@@ -821,3 +821,18 @@ def test_imultifab_sums_are_exact_beyond_2_53():
         assert im.sum(0) == -(2**31) * (2**22 + 1) and im.norm1(0, 0, False) == 2**31 * (2**22 + 1)
     """, gb=3)
     assert name is None, msg
+
+
+def test_imultifab_min_max_of_nothing_are_amrex_ints():
+    # AMReX iMultiFab::min / max start from std::numeric_limits<int>::max() / lowest()
+    # (AMReX_iMultiFab.cpp) and return them when nothing is selected; boxfab returned
+    # int(DBL_MAX), a 309-digit integer.  MultiFab keeps +-DBL_MAX (AMReX_MultiFab.cpp, MultiFab::min).
+    name, msg = run_case("""
+        im = amr.iMultiFab(ba, dm, 1, 0); im.set_val(3)
+        far = B((100, 100, 100), (101, 101, 101))
+        assert (im.min(far, 0), im.max(far, 0)) == (2**31 - 1, -(2**31)), (im.min(far, 0), im.max(far, 0))
+        assert (im.min(0), im.max(0)) == (3, 3)
+        import sys
+        assert (mf.min(far, 0), mf.max(far, 0)) == (sys.float_info.max, -sys.float_info.max)
+    """)
+    assert name is None, msg
