@@ -219,7 +219,10 @@ static PyObject *bfpy_as_fast_sequence(PyObject *o, int n, bool ints, const char
     return NULL;
   }
   Py_ssize_t len = PyList_Check(o) || PyTuple_Check(o) ? PySequence_Fast_GET_SIZE(o) : PySequence_Size(o);
-  if (len < 0) PyErr_Clear(); /* no length: read at most n + 1 items */
+  if (len < 0) { /* no length: read at most n + 1 items */
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
+    PyErr_Clear();
+  }
   if (len >= 0 && len != n) {
     PyErr_Format(PyExc_ValueError, "%s must have exactly %d components, got %zd", what, n, len);
     return NULL;

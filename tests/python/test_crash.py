@@ -467,6 +467,23 @@ def test_long_iterables_are_not_expanded(batch, call, exc):
     expect_batched(batch, "iterable " + call, exc, seconds=5)
 
 
+ITER_ERRORS = [
+    "class It:\n    def __iter__(self): raise KeyboardInterrupt('from the iterable')\namr.Vector_Real(It())",
+    "class It:\n    def __iter__(self): return iter([1.0])\n    def __len__(self): raise KeyboardInterrupt('from the iterable')\n"
+    "amr.Vector_Real(It())",
+    "class It:\n    def __iter__(self): raise KeyboardInterrupt('from the iterable')\nmf.norm1(It(), 0, False)",
+    "def g():\n    yield 0\n    raise KeyboardInterrupt('from the iterable')\namr.DistributionMapping(g())",
+]
+for _c in ITER_ERRORS:
+    batched("iter error " + _c, _c)
+
+
+@pytest.mark.parametrize("call", ITER_ERRORS)
+def test_errors_of_iterables_pass_through(batch, call):
+    # an iterable's own error is not replaced by "expects an iterable of ..." (TypeError)
+    expect_batched(batch, "iter error " + call, KeyboardInterrupt, "from the iterable")
+
+
 def test_iterables_of_ints_still_accepted():
     name, msg = run_case("""
         m3 = amr.MultiFab(ba, dm, 3, 0); m3.set_val(2.0)
