@@ -470,6 +470,16 @@ static PyObject *fab_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t na
   return r;
 }
 
+/* __array__: as array().__array__ (TypeError naming to_host() for device memory:
+ * NumPy otherwise wrapped the fab in a 0-d object array). */
+static PyObject *fab_array_dunder(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *a = fab_make_array4(self, false);
+  if (!a) return NULL;
+  PyObject *r = bfpy_array4_array(a, args, nargs, kwnames);
+  Py_DECREF(a);
+  return r;
+}
+
 static PyObject *fab_dlpack_device(PyObject *self, PyObject *noargs) {
   bf_fab *fab = fab_of(self);
   if (!fab) return NULL;
@@ -538,6 +548,8 @@ static PyMethodDef fab_methods[] = {
     {"__dlpack__", FASTCALL(fab_dlpack),
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None): DLPack capsule of array()."},
     {"__dlpack_device__", fab_dlpack_device, METH_NOARGS, "__dlpack_device__() -> (device_type, device_id)."},
+    {"__array__", FASTCALL(fab_array_dunder),
+     "__array__(dtype=None, copy=None): as array().__array__ (TypeError for device memory: use to_host())."},
     {NULL, NULL, 0, NULL},
 };
 

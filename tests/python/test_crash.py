@@ -695,6 +695,8 @@ def test_array_dunder_on_host_memory():
         else:
             raise AssertionError("copy=False with a cast")
         assert np.shares_memory(np.asarray(a), x)
+        f = amr.FArrayBox(B((0, 0, 0), (1, 2, 3)), 2)
+        assert f.__array__().shape == (2, 4, 3, 2) and np.shares_memory(f.__array__(), f.array().to_numpy())
     """)
     assert name is None, msg
 
@@ -721,6 +723,13 @@ def test_array_of_device_memory_raises():
                 else:
                     raise AssertionError("no TypeError")
             assert a.to_host().max() == 2.0
+        f = amr.FArrayBox(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(3, 3, 3)), 1, amr.The_Device_Arena())
+        try:
+            np.asarray(f)
+        except TypeError as e:
+            assert "to_host()" in str(e), str(e)
+        else:
+            raise AssertionError("no TypeError for an FArrayBox in device memory")
         print("OK")
     """)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
