@@ -8,6 +8,7 @@
 #define BOXFAB_BASE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,21 @@ BF_EXPORT int bf_error_set(int code, const char *func, const char *fmt, ...)
     int bf_ierr_ = (expr);                                                     \
     if (bf_ierr_) return bf_ierr_;                                             \
   } while (0)
+
+/** Overflow-checked arithmetic for sizes, element counts and offsets: the
+ *  one place every byte or element count that user input can make large goes
+ *  through.  Each stores a op b in *out and returns true when it fits, false
+ *  (with *out unspecified) when it overflows the type. */
+static inline bool bf_size_mul(size_t a, size_t b, size_t *out) { return !__builtin_mul_overflow(a, b, out); }
+static inline bool bf_size_add(size_t a, size_t b, size_t *out) { return !__builtin_add_overflow(a, b, out); }
+static inline bool bf_i64_mul(int64_t a, int64_t b, int64_t *out) { return !__builtin_mul_overflow(a, b, out); }
+static inline bool bf_i64_add(int64_t a, int64_t b, int64_t *out) { return !__builtin_add_overflow(a, b, out); }
+/** n rounded up to a multiple of `align` (a power of two), checked as above. */
+static inline bool bf_size_align(size_t n, size_t align, size_t *out) {
+  if (!bf_size_add(n, align - 1, out)) return false;
+  *out &= ~(align - 1);
+  return true;
+}
 
 /** Check a spatial dimension argument. */
 #define BF_CHECK_DIM(dim)                                                      \

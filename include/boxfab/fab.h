@@ -82,8 +82,17 @@ BF_EXPORT int64_t bf_fab_num_pts(const bf_fab *fab);
 BF_EXPORT int64_t bf_fab_size(const bf_fab *fab);
 /** Bytes of the data (num_pts * ncomp * element size; 0 when unallocated). */
 BF_EXPORT size_t bf_fab_n_bytes(const bf_fab *fab);
-/** Bytes a fab of this dtype would use for `box` and `ncomp`. */
-BF_EXPORT size_t bf_fab_n_bytes_box(const bf_fab *fab, const bf_box *box, int ncomp);
+/** Bytes a fab of this dtype would use for `box` and `ncomp` >= 0 (0 for an
+ *  empty box or ncomp 0, as AMReX's nBytes).  BF_ERROR_VALUE for ncomp < 0,
+ *  BF_ERROR_OVERFLOW when the count does not fit in size_t. */
+BF_EXPORT int bf_fab_n_bytes_box(const bf_fab *fab, const bf_box *box, int ncomp, size_t *nbytes);
+
+/** Bytes of the data of `ncomp` components of `dtype` on `box` (numPts *
+ *  ncomp * element size; 0 for an empty box): every byte count of mesh data
+ *  (fabs, MultiFabs) goes through here.  BF_ERROR_OVERFLOW with a message
+ *  naming the box when it does not fit in size_t, BF_ERROR_VALUE for ncomp < 0
+ *  or a bad dtype. */
+BF_EXPORT int bf_fab_bytes_of(const bf_box *box, int ncomp, int dtype, size_t *nbytes);
 /** Bytes owned (allocated by the fab itself; 0 for aliases and views). */
 BF_EXPORT size_t bf_fab_n_bytes_owned(const bf_fab *fab);
 

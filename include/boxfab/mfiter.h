@@ -69,10 +69,12 @@ BF_EXPORT int bf_mfiter_validbox(const bf_mfiter *it, bf_box *box);
 /** The valid box grown by the MultiFab's ghost cells. */
 BF_EXPORT int bf_mfiter_fabbox(const bf_mfiter *it, bf_box *box);
 /** The tile grown by ng (NULL = the MultiFab's ngrow) on the sides where it
- *  touches its valid box's boundary (so grown tiles partition the fabbox). */
+ *  touches its valid box's boundary (so grown tiles partition the fabbox).
+ *  BF_ERROR_OVERFLOW when the grown box leaves the range of int. */
 BF_EXPORT int bf_mfiter_growntilebox(const bf_mfiter *it, const bf_intvect *ng, bf_box *box);
-/** The tile made nodal in direction dir (dir < 0: all directions); the last
- *  tile in that direction takes the extra node. */
+/** The tile made nodal in direction dir (dir = -1: all directions); the last
+ *  tile in that direction takes the extra node.  BF_ERROR_INDEX for dir < -1
+ *  or dir >= dim. */
 BF_EXPORT int bf_mfiter_nodaltilebox(const bf_mfiter *it, int dir, bf_box *box);
 /** nodaltilebox(dir) grown by ng (NULL = ngrow) as growntilebox does. */
 BF_EXPORT int bf_mfiter_grownnodaltilebox(const bf_mfiter *it, int dir, const bf_intvect *ng, bf_box *box);

@@ -126,6 +126,9 @@ BF_EXPORT int bf_multifab_get_fab(const bf_multifab *mf, int64_t li, bf_fab **fa
 BF_EXPORT int bf_multifab_check_compatible(const bf_multifab *a, const bf_multifab *b, const char *what);
 
 /* ---- element-wise operations ---------------------------------------------- */
+/* The scalar of set_val / plus_scalar / mult_scalar / invert on int data is
+ * converted to int as C does (toward zero); nan gives BF_ERROR_VALUE and a
+ * value outside int BF_ERROR_OVERFLOW (the conversion would be undefined). */
 
 /** a = val on comps [comp, comp+ncomp), valid cells grown by nghost, ∩ region. */
 BF_EXPORT int bf_multifab_set_val(bf_multifab *mf, double val, const bf_box *region, int comp, int ncomp,
@@ -187,7 +190,8 @@ BF_EXPORT int bf_multifab_add_product(bf_multifab *dst, const bf_multifab *src1,
 BF_EXPORT int bf_multifab_dot(const bf_multifab *x, int xcomp, const bf_multifab *y, int ycomp, int numcomp,
                               bf_intvect nghost, bool local, double *result);
 /** min / max of component comp over valid + nghost (∩ region). An empty
- *  selection gives +DBL_MAX / -DBL_MAX (AMReX's convention). */
+ *  selection gives +DBL_MAX / -DBL_MAX for double data, INT_MAX / INT_MIN for
+ *  int data (AMReX's start values: numeric_limits<T>::max() / lowest()). */
 BF_EXPORT int bf_multifab_min(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect nghost, bool local,
                               double *result);
 BF_EXPORT int bf_multifab_max(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect nghost, bool local,
@@ -224,6 +228,17 @@ BF_EXPORT int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_period
 BF_EXPORT int bf_multifab_norm1_comps(const bf_multifab *mf, int n, const int *comps, bf_intvect nghost, bool local,
                                       double *results);
 BF_EXPORT int bf_multifab_norm2_comps(const bf_multifab *mf, int n, const int *comps, double *results);
+/** For int data, the exact 64-bit results of sum, sum_unique, norm1 and
+ *  norm1_unique (AMReX's iMultiFab returns Long; the double forms above round
+ *  beyond 2^53).  They wrap modulo 2^64 as the kernels' accumulators do.
+ *  BF_ERROR_TYPE for double data. */
+BF_EXPORT int bf_multifab_sum_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local,
+                                  int64_t *result);
+BF_EXPORT int bf_multifab_sum_unique_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local,
+                                         const bf_periodicity *period, int64_t *result);
+BF_EXPORT int bf_multifab_norm1_i64(const bf_multifab *mf, int comp, bf_intvect nghost, bool local, int64_t *result);
+BF_EXPORT int bf_multifab_norm1_unique_i64(const bf_multifab *mf, int comp, const bf_periodicity *period,
+                                           int64_t *result);
 /** Any NaN / ±Inf in comps [scomp, scomp+ncomp), valid + nghost (always false for int). */
 BF_EXPORT int bf_multifab_contains_nan(const bf_multifab *mf, int scomp, int ncomp, bf_intvect nghost, bool local,
                                        bool *result);

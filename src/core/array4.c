@@ -7,11 +7,38 @@
 int bf_array4_check(const bf_array4 *a) {
   BF_CHECK(a->dtype >= 0 && a->dtype < BF_DTYPE_COUNT, BF_ERROR_VALUE, "invalid Array4 element type %d", a->dtype);
   BF_CHECK(a->ncomp >= 0, BF_ERROR_VALUE, "number of components must be >= 0, got %d", a->ncomp);
-  for (int d = 0; d < 3; ++d)
+  int64_t len[4], n = a->ncomp;
+  for (int d = 0; d < 3; ++d) {
     BF_CHECK(a->end[d] >= a->begin[d], BF_ERROR_VALUE, "Array4 end %lld < begin %lld in direction %d",
              (long long)a->end[d], (long long)a->begin[d], d);
-  BF_CHECK(a->p || bf_array4_size(a) == 0, BF_ERROR_VALUE, "Array4 with %lld elements has no data pointer",
-           (long long)bf_array4_size(a));
+    BF_CHECK(!__builtin_sub_overflow(a->end[d], a->begin[d], &len[d]), BF_ERROR_OVERFLOW,
+             "Array4 extent [%lld, %lld) in direction %d does not fit in 64 bits", (long long)a->begin[d],
+             (long long)a->end[d], d);
+  }
+  len[3] = a->ncomp;
+  /* every size and offset computed from the view must fit in int64 bytes
+   * (bf_array4_size, bf_array4_offset, the exported shape and strides): an
+   * imported shape of (2**40, 2**40) had size 0 */
+  const int64_t es = (int64_t)bf_dtype_size(a->dtype);
+  for (int d = 0; d < 3; ++d)
+    BF_CHECK(bf_i64_mul(n, len[d], &n), BF_ERROR_OVERFLOW,
+             "Array4 of extents (%lld, %lld, %lld) and %d components: the element count does not fit in 64 bits",
+             (long long)len[0], (long long)len[1], (long long)len[2], a->ncomp);
+  int64_t bytes;
+  BF_CHECK(bf_i64_mul(n, es, &bytes), BF_ERROR_OVERFLOW, "Array4 of %lld elements: the byte count does not fit in 64 bits",
+           (long long)n);
+  if (n > 0) {
+    const int64_t st[4] = {a->istride, a->jstride, a->kstride, a->nstride};
+    int64_t span = 0, t;
+    for (int d = 0; d < 4; ++d) {
+      bool ok = st[d] != INT64_MIN && bf_i64_mul(st[d] < 0 ? -st[d] : st[d], len[d] - 1, &t) &&
+                bf_i64_add(span, t, &span);
+      BF_CHECK(ok && bf_i64_mul(span, es, &t), BF_ERROR_OVERFLOW,
+               "Array4 strides (%lld, %lld, %lld, %lld) reach beyond 2^63 bytes", (long long)st[0], (long long)st[1],
+               (long long)st[2], (long long)st[3]);
+    }
+  }
+  BF_CHECK(a->p || n == 0, BF_ERROR_VALUE, "Array4 with %lld elements has no data pointer", (long long)n);
   return BF_SUCCESS;
 }
 
@@ -47,8 +74,8 @@ int bf_array4_subview(const bf_array4 *a, int start, int num, bf_array4 *out) {
   BF_CHECK(start >= 0 && start < a->ncomp, BF_ERROR_INDEX, "start component %d out of range [0, %d)", start,
            a->ncomp);
   BF_CHECK(num >= 1, BF_ERROR_VALUE, "number of components must be positive, got %d", num);
-  BF_CHECK(num <= a->ncomp - start, BF_ERROR_INDEX, "components [%d, %d) exceed the %d of the view", start,
-           start + num, a->ncomp);
+  BF_CHECK(num <= a->ncomp - start, BF_ERROR_INDEX, "components [%d, %lld) exceed the %d of the view", start,
+           (long long)start + num, a->ncomp);
   bf_array4 r = *a;
   r.p = (char *)a->p + (ptrdiff_t)(start * a->nstride) * (ptrdiff_t)bf_dtype_size(a->dtype);
   r.ncomp = num;

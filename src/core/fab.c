@@ -1,5 +1,7 @@
 /* FArrayBox (see include/boxfab/fab.h). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "boxfab/fab.h"
 #include "object.h"
@@ -21,14 +23,39 @@ static void fab_free(bf_object *obj) {
   free(f);
 }
 
+int bf_fab_bytes_of(const bf_box *box, int ncomp, int dtype, size_t *nbytes) {
+  BF_CHECK(box != NULL && nbytes != NULL, BF_ERROR_VALUE, "NULL box or result pointer");
+  BF_CHECK(ncomp >= 0, BF_ERROR_VALUE, "number of components must be >= 0, got %d", ncomp);
+  size_t es = bf_dtype_size(dtype);
+  BF_CHECK(es > 0, BF_ERROR_VALUE, "invalid element type %d", dtype);
+  int64_t npts = 0;
+  int st = bf_box_numpts(box, &npts);
+  size_t n;
+  if (st || !bf_size_mul((size_t)npts, (size_t)ncomp, &n) || !bf_size_mul(n, es, &n) || n > (size_t)INT64_MAX) {
+    bf_error_clear();
+    char lo[64] = "", hi[64] = "";
+    for (int d = 0; d < box->dim && d < BF_SPACEDIM_MAX; ++d) {
+      snprintf(lo + strlen(lo), sizeof lo - strlen(lo), "%s%d", d ? "," : "", box->lo[d]);
+      snprintf(hi + strlen(hi), sizeof hi - strlen(hi), "%s%d", d ? "," : "", box->hi[d]);
+    }
+    BF_ERROR(BF_ERROR_OVERFLOW,
+             "the data of box ((%s) (%s)) with %d component(s) of %zu bytes needs more than 2^63 bytes "
+             "(%.4g points)",
+             lo, hi, ncomp, es, bf_box_d_numpts(box));
+  }
+  *nbytes = n;
+  return BF_SUCCESS;
+}
+
 static int check_shape(const bf_box *box, int ncomp, int dtype, int64_t *npts) {
   BF_CHECK(box != NULL, BF_ERROR_VALUE, "NULL box");
   BF_CHECK_DIM(box->dim);
   BF_CHECK(bf_dtype_is_mesh(dtype), BF_ERROR_VALUE, "fabs hold double or int data, not dtype %d", dtype);
   BF_CHECK(ncomp >= 1, BF_ERROR_VALUE, "number of components must be >= 1, got %d", ncomp);
   BF_CHECK(bf_box_ok(box), BF_ERROR_VALUE, "cannot make a fab on an empty box");
+  size_t nbytes;
+  BF_CALL(bf_fab_bytes_of(box, ncomp, dtype, &nbytes)); /* the byte count fits: so do the points */
   BF_CALL(bf_box_numpts(box, npts));
-  BF_CHECK(*npts <= INT64_MAX / ncomp / 8, BF_ERROR_OVERFLOW, "fab too large");
   return BF_SUCCESS;
 }
 
@@ -168,9 +195,12 @@ int64_t bf_fab_size(const bf_fab *f) { return bf_fab_num_pts(f) * f->ncomp; }
 size_t bf_fab_n_bytes(const bf_fab *f) {
   return f->data ? (size_t)bf_fab_size(f) * bf_dtype_size(f->dtype) : 0;
 }
-size_t bf_fab_n_bytes_box(const bf_fab *f, const bf_box *box, int ncomp) {
-  double n = bf_box_d_numpts(box);
-  return ncomp > 0 ? (size_t)n * (size_t)ncomp * bf_dtype_size(f->dtype) : 0;
+int bf_fab_n_bytes_box(const bf_fab *f, const bf_box *box, int ncomp, size_t *nbytes) {
+  BF_CHECK(f != NULL, BF_ERROR_VALUE, "NULL fab");
+  BF_CHECK(box != NULL && box->dim == f->box.dim, BF_ERROR_TYPE, "n_bytes: box of dimension %d for a fab of dimension %d",
+           box ? box->dim : 0, f->box.dim);
+  BF_CHECK(ncomp >= 0, BF_ERROR_VALUE, "n_bytes: ncomp must be >= 0, got %d", ncomp);
+  return bf_fab_bytes_of(box, ncomp, f->dtype, nbytes);
 }
 size_t bf_fab_n_bytes_owned(const bf_fab *f) { return f->owned && f->data ? bf_fab_n_bytes(f) : 0; }
 

@@ -14,6 +14,7 @@
  * (bf_plan_exec); a fill_boundary plan whose items write disjoint points
  * ("free order") is compiled into pairs of a copy and its mirror, run
  * row-interleaved by the backend so that each cache line is fetched once. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,32 +83,60 @@ static int push(itemvec *iv, int64_t dst, int64_t src, const bf_box *region, con
  * boxes; `q`: a reusable query list. */
 typedef bool (*accept_fn)(int64_t gi, int64_t j, const int *s);
 
+/* b grown by g[d] on both sides, clamped to the range of int (a query box
+ * only needs to contain what it looks for). */
+static bf_box grow_clamped(const bf_box *b, const int *g) {
+  bf_box r = *b;
+  for (int d = 0; d < b->dim; ++d) {
+    int64_t lo = (int64_t)b->lo[d] - g[d], hi = (int64_t)b->hi[d] + g[d];
+    r.lo[d] = lo < INT_MIN ? INT_MIN : lo > INT_MAX ? INT_MAX : (int)lo;
+    r.hi[d] = hi < INT_MIN ? INT_MIN : hi > INT_MAX ? INT_MAX : (int)hi;
+  }
+  return r;
+}
+
 static int add_items(itemvec *iv, const bf_plan_key *k, int64_t di, int64_t gi, const bf_box *t, accept_fn accept,
-                     const int64_t *src_g2l, const bf_box *all, bf_isect_list *ql) {
+                     const int *shift_ng, const int64_t *src_g2l, const bf_box *all, bf_isect_list *ql) {
   int *shifts, ns;
-  BF_CALL(bf_mesh_periodic_shifts(all, t, k->has_period ? &k->period : NULL, &shifts, &ns));
+  BF_CALL(bf_mesh_periodic_shifts(all, t, k->has_period ? &k->period : NULL, shift_ng, &shifts, &ns));
   const bf_box *sb = bf_boxarray_data(k->src_ba);
   int err = BF_SUCCESS;
   for (int si = 0; si < ns && !err; ++si) {
     const int *s = &shifts[3 * si];
     bf_box q = *t;
     int ms[3] = {-s[0], -s[1], -s[2]};
-    (void)bf_box_shift_iv(&q, ms);
-    (void)bf_box_grow(&q, k->src_ng); /* grow(v_j, sng) meets q  <=>  v_j meets grow(q, sng) */
-    err = bf_mesh_intersecting(k->src_ba, &q, ql);
+    if (bf_box_shift_iv(&q, ms) != BF_SUCCESS) { /* t - s leaves int: no box of int indices is there */
+      bf_error_clear();
+      continue;
+    }
+    bf_box qg = grow_clamped(&q, k->src_ng); /* grow(v_j, sng) meets q  <=>  v_j meets grow(q, sng) */
+    err = bf_mesh_intersecting(k->src_ba, &qg, ql);
     for (int64_t c = 0; c < ql->count && !err; ++c) {
       int64_t j = ql->index[c];
       if (accept && !accept(gi, j, s)) continue;
       if (src_g2l[j] < 0) continue; /* remote: needs the distributed engine */
+      /* (grow(v_j, sng) ∩ (t - s)) + s: every box here has int indices (the
+       * source's fab boxes fit in int, MultiFab creation checks it) */
       bf_box r = sb[j];
       (void)bf_box_grow(&r, k->src_ng);
+      bf_box_intersection(&r, &q, &r);
+      if (!bf_box_ok(&r)) continue;
       (void)bf_box_shift_iv(&r, s);
-      bf_box_intersection(&r, t, &r);
-      if (bf_box_ok(&r)) err = push(iv, di, src_g2l[j], &r, s);
+      err = push(iv, di, src_g2l[j], &r, s);
     }
   }
   free(shifts);
   return err;
+}
+
+static const char *plan_name(int kind) {
+  switch (kind) {
+  case BF_PLAN_FILL_BOUNDARY: return "fill_boundary";
+  case BF_PLAN_COPY: return "parallel_copy";
+  case BF_PLAN_SUM_BOUNDARY: return "sum_boundary";
+  case BF_PLAN_OVERRIDE_SYNC: return "override_sync";
+  default: return "average_sync";
+  }
 }
 
 /* a and b (same dim) side by side along one direction with equal extents in
@@ -269,7 +298,10 @@ static int add_items_fb(itemvec *iv, const bf_plan_key *k, int64_t di, int64_t g
     const int *s = &shifts[3 * si];
     bf_box q = g; /* src boxes j with (box_j + s) meeting g: box_j meets g - s */
     int ms[3] = {-s[0], -s[1], -s[2]};
-    (void)bf_box_shift_iv(&q, ms);
+    if (bf_box_shift_iv(&q, ms) != BF_SUCCESS) { /* g - s leaves int: no box of int indices is there */
+      bf_error_clear();
+      continue;
+    }
     err = bf_mesh_intersecting(k->src_ba, &q, ql);
     if (err) break;
     /* ql->index ascending: reorder by rank (insertion sort; a few neighbours) */
@@ -286,7 +318,10 @@ static int add_items_fb(itemvec *iv, const bf_plan_key *k, int64_t di, int64_t g
       if (!not_self(gi, j, s)) continue;
       if (src_g2l[j] < 0) continue; /* remote: needs the distributed engine */
       bf_box r0 = sb[j];
-      (void)bf_box_shift_iv(&r0, s);
+      if (bf_box_shift_iv(&r0, s) != BF_SUCCESS) { /* leaves int: cannot meet the ghost pieces */
+        bf_error_clear();
+        continue;
+      }
       for (int p = 0; p < np && !err; ++p) {
         bf_box r;
         bf_box_intersection(&r0, &pieces[p], &r);
@@ -309,6 +344,11 @@ static int64_t *g2l_of(const bf_distmap *dm, int64_t n, int64_t *nlocal) {
 }
 
 static int build(const bf_plan_key *k, bf_plan *plan) {
+  if (k->has_period) {
+    BF_CALL(bf_mesh_check_period(k->dst_ba, &k->period, plan_name(k->kind)));
+    if (k->src_ba != k->dst_ba) BF_CALL(bf_mesh_check_period(k->src_ba, &k->period, plan_name(k->kind)));
+  }
+  static const int zero[3] = {0, 0, 0};
   itemvec iv = {0};
   int64_t nd = bf_boxarray_size(k->dst_ba), ns = bf_boxarray_size(k->src_ba);
   int64_t *dg = g2l_of(k->dst_dm, nd, NULL), *sg = g2l_of(k->src_dm, ns, NULL);
@@ -316,7 +356,8 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
   if (!dg || !sg) err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a copy plan");
   const bf_box *db = bf_boxarray_data(k->dst_ba);
   int dim = bf_boxarray_dim(k->dst_ba);
-  bf_box all = bf_mesh_bounding(k->src_ba, k->src_ng);
+  bf_box all = bf_mesh_bounding(k->src_ba, NULL);
+  all = grow_clamped(&all, k->src_ng);
   bf_isect_list ql = {0};
   int *fb_shifts = NULL, fb_ns = 0;
   int64_t *rank = NULL;
@@ -346,6 +387,7 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
         (void)bf_box_grow(&g, k->dst_ng);
         np = bf_box_equal(&g, v) ? 0 : box_diff(&g, v, pieces);
       }
+      /* AMReX FabArrayBase::FB: shifts of Periodicity::shiftIntVect(ng), in its tag order */
       if (np) err = add_items_fb(&iv, k, di, gi, v, pieces, np, fb_shifts, fb_ns, rank, sg, &ql);
       break;
     }
@@ -353,14 +395,17 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
     case BF_PLAN_SUM_BOUNDARY: {
       bf_box t = *v;
       (void)bf_box_grow(&t, k->dst_ng);
-      err = add_items(&iv, k, di, gi, &t, k->kind == BF_PLAN_SUM_BOUNDARY ? not_self : NULL, sg, &all, &ql);
+      /* AMReX FabArrayBase::CPC (ParallelCopy, and SumBoundary's ParallelAdd): shiftIntVect(dst ng) */
+      err = add_items(&iv, k, di, gi, &t, k->kind == BF_PLAN_SUM_BOUNDARY ? not_self : NULL, k->dst_ng, sg, &all,
+                      &ql);
       break;
     }
     case BF_PLAN_OVERRIDE_SYNC:
-      err = add_items(&iv, k, di, gi, v, lower_owner, sg, &all, &ql);
-      if (!err) err = add_items(&iv, k, di, gi, v, self_image, sg, &all, &ql); /* after the others: see override_sync */
+      /* valid points only: AMReX's OwnerMask / OverlapMask use shiftIntVect() */
+      err = add_items(&iv, k, di, gi, v, lower_owner, zero, sg, &all, &ql);
+      if (!err) err = add_items(&iv, k, di, gi, v, self_image, zero, sg, &all, &ql); /* after the others: see override_sync */
       break;
-    case BF_PLAN_AVERAGE_SYNC: err = add_items(&iv, k, di, gi, v, not_self, sg, &all, &ql); break;
+    case BF_PLAN_AVERAGE_SYNC: err = add_items(&iv, k, di, gi, v, not_self, zero, sg, &all, &ql); break;
     default: break;
     }
   }

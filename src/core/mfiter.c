@@ -1,4 +1,5 @@
 /* MFIter: tiles of the local fabs (see include/boxfab/mfiter.h). */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "boxfab/mfiter.h"
@@ -51,15 +52,19 @@ int bf_mfiter_create(bf_multifab *mf, bool tiling, const bf_intvect *tilesize, b
   for (int64_t li = 0; li < mf->nlocal; ++li) {
     const bf_box *vb = mf_validbox(mf, li);
     int64_t n = 1;
+    bool ok = true;
     if (tiling)
       for (int d = 0; d < dim; ++d) {
         int64_t len = bf_box_length(vb, d) - (vb->type >> d & 1u);
-        n *= npieces(len < 1 ? 1 : len, ts.v[d]);
+        ok = ok && bf_i64_mul(n, npieces(len < 1 ? 1 : len, ts.v[d]), &n);
       }
-    total += n;
+    BF_CHECK(ok && bf_i64_add(total, n, &total), BF_ERROR_MEMORY, "an MFIter of more than 2^63 tiles");
   }
+  size_t bytes;
+  BF_CHECK(bf_size_mul((size_t)(total > 0 ? total : 1), sizeof(tile), &bytes), BF_ERROR_MEMORY,
+           "out of memory for an MFIter of %lld tiles", (long long)total);
   bf_mfiter *it = calloc(1, sizeof *it);
-  tile *tiles = malloc((size_t)(total > 0 ? total : 1) * sizeof *tiles);
+  tile *tiles = malloc(bytes);
   if (!it || !tiles) {
     free(it), free(tiles);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory for an MFIter of %lld tiles", (long long)total);
@@ -156,19 +161,28 @@ int bf_mfiter_tilebox_ext(const bf_mfiter *it, unsigned nodal_mask, const bf_int
     BF_CHECK(ng->dim == dim, BF_ERROR_TYPE, "ghost width of dimension %d for an MFIter of dimension %d", ng->dim,
              dim);
   }
+  /* in int64: the result must fit in int (a huge ng wrapped silently before) */
   bf_box b = t->box, vb = *mf_validbox(it->mf, t->li);
+  int64_t lo[BF_SPACEDIM_MAX], hi[BF_SPACEDIM_MAX], vhi[BF_SPACEDIM_MAX];
+  for (int d = 0; d < dim; ++d) lo[d] = b.lo[d], hi[d] = b.hi[d], vhi[d] = vb.hi[d];
   for (int d = 0; d < dim; ++d) {
     if (!(nodal_mask >> d & 1u) || (b.type >> d & 1u)) continue;
-    if (b.hi[d] == vb.hi[d]) b.hi[d] += 1; /* the last tile takes the extra node */
+    if (hi[d] == vhi[d]) hi[d] += 1; /* the last tile takes the extra node */
     b.type |= 1u << d;
-    vb.hi[d] += 1;
-    vb.type |= 1u << d;
+    vhi[d] += 1;
   }
   if (ng)
     for (int d = 0; d < dim; ++d) {
-      if (b.lo[d] == vb.lo[d]) b.lo[d] -= ng->v[d];
-      if (b.hi[d] == vb.hi[d]) b.hi[d] += ng->v[d];
+      if (lo[d] == vb.lo[d]) lo[d] -= ng->v[d];
+      if (hi[d] == vhi[d]) hi[d] += ng->v[d];
     }
+  for (int d = 0; d < dim; ++d) {
+    BF_CHECK(lo[d] >= INT_MIN && lo[d] <= INT_MAX && hi[d] >= INT_MIN && hi[d] <= INT_MAX, BF_ERROR_OVERFLOW,
+             "the tile box grown by %d cells in direction %d ([%lld, %lld]) leaves the range of C int",
+             ng ? ng->v[d] : 0, d, (long long)lo[d], (long long)hi[d]);
+    b.lo[d] = (int)lo[d];
+    b.hi[d] = (int)hi[d];
+  }
   *box = b;
   return BF_SUCCESS;
 }
@@ -180,12 +194,14 @@ int bf_mfiter_growntilebox(const bf_mfiter *it, const bf_intvect *ng, bf_box *bo
 
 int bf_mfiter_nodaltilebox(const bf_mfiter *it, int dir, bf_box *box) {
   BF_CHECK(it != NULL, BF_ERROR_VALUE, "NULL MFIter");
-  BF_CHECK(dir < it->mf->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", dir, it->mf->dim);
+  BF_CHECK(dir >= -1 && dir < it->mf->dim, BF_ERROR_INDEX, "direction %d out of range (-1 for all, or [0, %d))",
+           dir, it->mf->dim);
   return bf_mfiter_tilebox_ext(it, dir < 0 ? 7u : 1u << dir, NULL, box);
 }
 
 int bf_mfiter_grownnodaltilebox(const bf_mfiter *it, int dir, const bf_intvect *ng, bf_box *box) {
   BF_CHECK(it != NULL, BF_ERROR_VALUE, "NULL MFIter");
-  BF_CHECK(dir < it->mf->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", dir, it->mf->dim);
+  BF_CHECK(dir >= -1 && dir < it->mf->dim, BF_ERROR_INDEX, "direction %d out of range (-1 for all, or [0, %d))",
+           dir, it->mf->dim);
   return bf_mfiter_tilebox_ext(it, dir < 0 ? 7u : 1u << dir, ng ? ng : &it->mf->ngrow, box);
 }

@@ -1,8 +1,10 @@
 /* MultiFab: creation, storage, properties and argument checks
  * (see include/boxfab/multifab.h). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxfab/fab.h"
 #include "boxfab/runtime.h"
 #include "multifab_impl.h"
 
@@ -34,9 +36,26 @@ int bf_multifab_create(bf_boxarray *ba, bf_distmap *dm, int ncomp, bf_intvect ng
   for (int d = 0; d < dim; ++d)
     BF_CHECK(ngrow.v[d] >= 0, BF_ERROR_VALUE, "ghost cells must be >= 0, got %d in direction %d", ngrow.v[d], d);
   BF_CHECK(bf_dtype_is_mesh(dtype), BF_ERROR_VALUE, "MultiFabs hold double or int data, not dtype %d", dtype);
-  const bf_box *boxes = bf_boxarray_data(ba);
+  /* every box must live on a rank that exists: a box on rank >= NProcs would
+   * belong to nobody (reductions skipped it, ghost exchanges lost it) */
+  const int nprocs = bf_parallel_nprocs();
+  const int *ranks = bf_distmap_data(dm);
   for (int64_t i = 0; i < n; ++i)
+    BF_CHECK(ranks[i] >= 0 && ranks[i] < nprocs, BF_ERROR_VALUE,
+             "MultiFab: the DistributionMapping puts box %lld on rank %d, but there %s %d process%s (ranks 0 to %d)",
+             (long long)i, ranks[i], nprocs == 1 ? "is" : "are", nprocs, nprocs == 1 ? "" : "es", nprocs - 1);
+  const bf_box *boxes = bf_boxarray_data(ba);
+  for (int64_t i = 0; i < n; ++i) {
     BF_CHECK(bf_box_ok(&boxes[i]), BF_ERROR_VALUE, "box %lld of the BoxArray is empty", (long long)i);
+    /* every fab box (grown by the ghost cells) must be representable: the
+     * rest of the library grows boxes by ngrow without checking again */
+    for (int d = 0; d < dim; ++d)
+      BF_CHECK((int64_t)boxes[i].lo[d] - ngrow.v[d] >= INT_MIN && (int64_t)boxes[i].hi[d] + ngrow.v[d] <= INT_MAX,
+               BF_ERROR_OVERFLOW,
+               "MultiFab: %d ghost cells in direction %d grow box %lld of the BoxArray ([%d, %d] in that direction) "
+               "beyond the range of C int",
+               ngrow.v[d], d, (long long)i, boxes[i].lo[d], boxes[i].hi[d]);
+  }
 
   bf_multifab *mf = calloc(1, sizeof *mf);
   BF_CHECK(mf != NULL, BF_ERROR_MEMORY, "out of memory for a MultiFab");
@@ -56,7 +75,7 @@ int bf_multifab_create(bf_boxarray *ba, bf_distmap *dm, int ncomp, bf_intvect ng
     bf_multifab_destroy(&mf);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory for a MultiFab of %lld boxes", (long long)n);
   }
-  size_t es = bf_dtype_size(dtype), off = 0;
+  size_t off = 0;
   for (int64_t i = 0; i < n; ++i) {
     mf->g2l[i] = -1;
     if (pmap[i] != me) continue;
@@ -65,14 +84,20 @@ int bf_multifab_create(bf_boxarray *ba, bf_distmap *dm, int ncomp, bf_intvect ng
     mf->lidx[li] = i;
     mf->offsets[li] = off;
     bf_box fb = mf_fabbox(mf, li);
-    int64_t npts = 0;
-    int err = bf_box_numpts(&fb, &npts);
+    size_t bytes = 0;
+    int err = bf_fab_bytes_of(&fb, ncomp, dtype, &bytes);
     if (err) {
       bf_multifab_destroy(&mf);
       return err;
     }
-    size_t bytes = (size_t)npts * (size_t)ncomp * es;
-    off += (bytes + BF_ARENA_ALIGNMENT - 1) / BF_ARENA_ALIGNMENT * BF_ARENA_ALIGNMENT;
+    if (!bf_size_align(bytes, BF_ARENA_ALIGNMENT, &bytes) || !bf_size_add(off, bytes, &off) ||
+        off > (size_t)INT64_MAX) {
+      bf_multifab_destroy(&mf);
+      BF_ERROR(BF_ERROR_OVERFLOW,
+               "MultiFab: the data of its local boxes (%lld of %lld so far, %d component(s), ghost cells included) "
+               "need more than 2^63 bytes",
+               (long long)li + 1, (long long)n, ncomp);
+    }
   }
   mf->nbytes = off;
   if (alloc) {
@@ -194,8 +219,8 @@ int bf_mf_check_data(const bf_multifab *mf) {
 int bf_mf_check_comps(const bf_multifab *mf, int comp, int ncomp, const char *what) {
   BF_CHECK(ncomp >= 1, BF_ERROR_INDEX, "%s: number of components must be >= 1, got %d", what, ncomp);
   BF_CHECK(comp >= 0 && comp < mf->ncomp && ncomp <= mf->ncomp - comp, BF_ERROR_INDEX,
-           "%s: components [%d, %d) out of range for a MultiFab with %d components", what, comp, comp + ncomp,
-           mf->ncomp);
+           "%s: components [%d, %lld) out of range for a MultiFab with %d components", what, comp,
+           (long long)comp + ncomp, mf->ncomp);
   return BF_SUCCESS;
 }
 

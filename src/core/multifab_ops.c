@@ -1,6 +1,7 @@
 /* MultiFab element-wise operations and reductions: argument checks here, the
  * loops in the backend (see include/boxfab/multifab.h). */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,14 @@ static int run_elementwise(bf_kargs *g, const bf_multifab *a, const bf_multifab 
 static int unary(bf_multifab *mf, int op, double s, const bf_box *region, int comp, int ncomp, bf_intvect ng,
                  const char *what) {
   BF_CALL(bf_mf_check_data(mf));
+  if (mf->dtype == BF_DTYPE_INT && (op == BF_KOP_SET || op == BF_KOP_PLUS_S || op == BF_KOP_MULT_S ||
+                                    op == BF_KOP_INVERT)) {
+    /* the kernels convert the scalar to int as C does (toward zero); out of
+     * range, or nan, that conversion is undefined: refused */
+    BF_CHECK(s == s, BF_ERROR_VALUE, "%s: nan is not a value of int data", what);
+    BF_CHECK(s > (double)INT_MIN - 1.0 && s < (double)INT_MAX + 1.0, BF_ERROR_OVERFLOW,
+             "%s: %.17g does not fit in the int data", what, s);
+  }
   BF_CALL(bf_mf_check_comps(mf, comp, ncomp, what));
   BF_CALL(bf_mf_check_ng(mf, ng, what));
   BF_CALL(bf_mf_check_region(mf, region));
@@ -99,7 +108,11 @@ int bf_multifab_divide(bf_multifab *d, const bf_multifab *s, int sc, int dc, int
   return nary(BF_KOP_DIV, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "divide");
 }
 int bf_multifab_copy(bf_multifab *d, const bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
-  if (d == s && sc == dc) return bf_mf_check_data(d); /* copy onto itself */
+  if (d == s && sc == dc) { /* copy onto itself: nothing to move, but the arguments are checked as any copy's */
+    BF_CALL(bf_mf_check_data(d));
+    BF_CALL(bf_mf_check_comps(d, sc, nc, "copy"));
+    return bf_mf_check_ng(d, ng, "copy");
+  }
   return nary(BF_KOP_COPY, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "copy");
 }
 int bf_multifab_swap(bf_multifab *d, bf_multifab *s, int sc, int dc, int nc, bf_intvect ng) {
@@ -107,7 +120,7 @@ int bf_multifab_swap(bf_multifab *d, bf_multifab *s, int sc, int dc, int nc, bf_
     BF_CALL(bf_mf_check_data(d));
     BF_CALL(bf_mf_check_comps(d, sc, nc, "swap"));
     BF_CALL(bf_mf_check_comps(d, dc, nc, "swap"));
-    BF_CHECK(sc + nc <= dc || dc + nc <= sc, BF_ERROR_VALUE,
+    BF_CHECK(nc <= dc - sc || nc <= sc - dc, BF_ERROR_VALUE, /* both ranges are checked: no wrap */
              "swap: overlapping components [%d, %d) and [%d, %d) of one MultiFab", sc, sc + nc, dc, dc + nc);
   }
   return nary(BF_KOP_SWAP, d, s, sc, NULL, 0, dc, nc, 0, 0, ng, "swap");
@@ -153,6 +166,7 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
   BF_CALL(bf_mf_check_ng(a, ng, what));
   BF_CALL(bf_mf_check_region(a, region));
   BF_CALL(bf_mf_check_period(a, period));
+  if (unique && period) BF_CALL(bf_mesh_check_period(a->ba, period, what));
   if (b) {
     BF_CALL(bf_multifab_check_compatible(a, b, what));
     BF_CALL(bf_mf_check_data(b));
@@ -213,7 +227,10 @@ static int minmax(int op, const bf_multifab *mf, const bf_box *region, int comp,
                   bf_intvect *cell, const char *what) {
   bf_kresult res;
   BF_CALL(reduce(op, mf, comp, NULL, 0, 1, region, ng, false, NULL, &res, what));
-  if (r) *r = res.found ? res.value : (op == BF_ROP_MIN ? DBL_MAX : -DBL_MAX);
+  /* nothing selected: AMReX's start values, numeric_limits<T>::max() / lowest()
+   * of the data's type (AMReX_MultiFab.cpp, AMReX_iMultiFab.cpp: min / max) */
+  const bool ints = mf->dtype == BF_DTYPE_INT;
+  if (r) *r = res.found ? res.value : (op == BF_ROP_MIN ? (ints ? INT_MAX : DBL_MAX) : (ints ? INT_MIN : -DBL_MAX));
   if (cell) {
     BF_CHECK(res.found, BF_ERROR_VALUE, "%s: no cell selected", what);
     cell->dim = mf->dim;
@@ -332,6 +349,50 @@ int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_periodicity *per
    * builds; a release build, such as pyAMReX's, sums all copies) */
   BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), false, NULL, &res, "norm2"));
   *r = sqrt(res.value);
+  return BF_SUCCESS;
+}
+
+/* ---- exact integer results (int data) ------------------------------------------- */
+
+static int int_data(const bf_multifab *mf, const char *what) {
+  BF_CALL(bf_multifab_check(mf));
+  BF_CHECK(mf->dtype == BF_DTYPE_INT, BF_ERROR_TYPE, "%s: the exact integer form is for int data", what);
+  return BF_SUCCESS;
+}
+
+int bf_multifab_sum_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local, int64_t *r) {
+  (void)local;
+  BF_CALL(int_data(mf, "sum"));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), false, NULL, &res, "sum"));
+  *r = res.isum;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_sum_unique_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local,
+                               const bf_periodicity *period, int64_t *r) {
+  (void)local;
+  BF_CALL(int_data(mf, "sum_unique"));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), true, period, &res, "sum_unique"));
+  *r = res.isum;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm1_i64(const bf_multifab *mf, int comp, bf_intvect ng, bool local, int64_t *r) {
+  (void)local;
+  BF_CALL(int_data(mf, "norm1"));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, &res, "norm1"));
+  *r = res.isum;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_norm1_unique_i64(const bf_multifab *mf, int comp, const bf_periodicity *period, int64_t *r) {
+  BF_CALL(int_data(mf, "norm1"));
+  bf_kresult res;
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, &res, "norm1"));
+  *r = res.isum;
   return BF_SUCCESS;
 }
 

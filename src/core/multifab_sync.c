@@ -33,10 +33,13 @@ int bf_multifab_memcpy(bf_multifab *dst, const bf_multifab *src, int scomp, int 
            "memcpy: MultiFabs of different element types");
   bf_intvect gs = bf_multifab_ngrow(src), gd = bf_multifab_ngrow(dst);
   BF_CHECK(bf_intvect_equal(&gs, &gd), BF_ERROR_VALUE, "memcpy: the MultiFabs must have the same ghost widths");
-  BF_CHECK(ncomp >= 0 && scomp >= 0 && dcomp >= 0 && scomp + ncomp <= bf_multifab_ncomp(src) &&
-               dcomp + ncomp <= bf_multifab_ncomp(dst),
-           BF_ERROR_INDEX, "memcpy: components [%d, %d) of src (%d) or [%d, %d) of dst (%d) out of range", scomp,
-           scomp + ncomp, bf_multifab_ncomp(src), dcomp, dcomp + ncomp, bf_multifab_ncomp(dst));
+  /* written as differences: scomp + ncomp would wrap for values near INT_MAX */
+  const int sn = bf_multifab_ncomp(src), dn = bf_multifab_ncomp(dst);
+  BF_CHECK(ncomp >= 0, BF_ERROR_INDEX, "memcpy: number of components must be >= 0, got %d", ncomp);
+  BF_CHECK(scomp >= 0 && scomp <= sn && ncomp <= sn - scomp, BF_ERROR_INDEX,
+           "memcpy: components [%d, %lld) of src out of range (it has %d)", scomp, (long long)scomp + ncomp, sn);
+  BF_CHECK(dcomp >= 0 && dcomp <= dn && ncomp <= dn - dcomp, BF_ERROR_INDEX,
+           "memcpy: components [%d, %lld) of dest out of range (it has %d)", dcomp, (long long)dcomp + ncomp, dn);
   BF_CHECK(bf_multifab_is_allocated(dst) && bf_multifab_is_allocated(src), BF_ERROR_RUNTIME,
            "memcpy: a MultiFab holds no data");
   const size_t es = bf_dtype_size(bf_multifab_dtype(dst));
@@ -46,8 +49,8 @@ int bf_multifab_memcpy(bf_multifab *dst, const bf_multifab *src, int scomp, int 
     BF_CALL(bf_multifab_local_fab(dst, li, &d));
     BF_CALL(bf_multifab_local_fab(src, li, &s));
     const int64_t n = d.stride[2];
-    BF_CALL(bf_gpu_memcpy((char *)d.data + (size_t)(dcomp * n) * es, (const char *)s.data + (size_t)(scomp * n) * es,
-                          (size_t)(ncomp * n) * es));
+    BF_CALL(bf_gpu_memcpy((char *)d.data + (size_t)((int64_t)dcomp * n) * es,
+                          (const char *)s.data + (size_t)((int64_t)scomp * n) * es, (size_t)((int64_t)ncomp * n) * es));
   }
   return BF_SUCCESS;
 }

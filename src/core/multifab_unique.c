@@ -2,6 +2,8 @@
  * of nodal data.  Box lookups go through the BoxArray's hashed query
  * (bf_boxarray_intersections), so a plan or a mask costs O(neighbours) per
  * box, not O(boxes). */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,33 +20,68 @@ bf_box bf_mesh_bounding(const bf_boxarray *ba, const int *grow) {
   return all;
 }
 
-static int floor_div_ll(long long a, long long b) { return (int)(a >= 0 ? a / b : -((-a + b - 1) / b)); }
-static int ceil_div_ll(long long a, long long b) { return -floor_div_ll(-a, b); }
+static long long floor_div_ll(long long a, long long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static long long ceil_div_ll(long long a, long long b) { return -floor_div_ll(-a, b); }
 
-int bf_mesh_periodic_shifts(const bf_box *a, const bf_box *b, const bf_periodicity *period, int **out, int *n) {
-  int kmin[3] = {0, 0, 0}, kmax[3] = {0, 0, 0}, p[3] = {0, 0, 0};
+int bf_mesh_periodic_shifts(const bf_box *a, const bf_box *b, const bf_periodicity *period, const int *ng, int **out,
+                            int *n) {
+  long long kmin[3] = {0, 0, 0}, kmax[3] = {0, 0, 0}, p[3] = {0, 0, 0};
   for (int d = 0; d < a->dim; ++d) {
     p[d] = period ? period->period[d] : 0;
     if (p[d] <= 0) continue;
+    /* AMReX's shifts: multiples k of the period with |k| <= K, K = max(1,
+     * ceil(ng / period)) (Periodicity::shiftIntVect(nghost)) ... */
+    long long g = ng && ng[d] > 0 ? ng[d] : 0, K = g > p[d] ? (g + p[d] - 1) / p[d] : 1;
+    /* ... of which only those under which `a` can meet `b` */
     kmin[d] = ceil_div_ll((long long)b->lo[d] - a->hi[d], p[d]);
     kmax[d] = floor_div_ll((long long)b->hi[d] - a->lo[d], p[d]);
+    if (kmin[d] < -K) kmin[d] = -K;
+    if (kmax[d] > K) kmax[d] = K;
+    /* and whose shift is an int (a larger one cannot bring int boxes together) */
+    while (kmin[d] <= kmax[d] && kmin[d] * p[d] < INT_MIN) ++kmin[d];
+    while (kmax[d] >= kmin[d] && kmax[d] * p[d] > INT_MAX) --kmax[d];
   }
   long long count = 1;
   for (int d = 0; d < 3; ++d) count *= kmax[d] >= kmin[d] ? kmax[d] - kmin[d] + 1 : 0;
+  BF_CHECK(count < INT_MAX / 3, BF_ERROR_MEMORY, "%lld periodic shifts: too many", count);
   int *s = malloc((size_t)(3 * (count + 1)) * sizeof *s);
   BF_CHECK(s != NULL, BF_ERROR_MEMORY, "out of memory");
   int m = 0;
   s[0] = s[1] = s[2] = 0; /* zero shift first */
   m = 1;
-  for (int k2 = kmin[2]; k2 <= kmax[2]; ++k2)
-    for (int k1 = kmin[1]; k1 <= kmax[1]; ++k1)
-      for (int k0 = kmin[0]; k0 <= kmax[0]; ++k0) {
+  for (long long k2 = kmin[2]; k2 <= kmax[2]; ++k2)
+    for (long long k1 = kmin[1]; k1 <= kmax[1]; ++k1)
+      for (long long k0 = kmin[0]; k0 <= kmax[0]; ++k0) {
         if (k0 == 0 && k1 == 0 && k2 == 0) continue;
-        s[3 * m] = k0 * p[0], s[3 * m + 1] = k1 * p[1], s[3 * m + 2] = k2 * p[2];
+        s[3 * m] = (int)(k0 * p[0]), s[3 * m + 1] = (int)(k1 * p[1]), s[3 * m + 2] = (int)(k2 * p[2]);
         ++m;
       }
   *out = s;
   *n = m;
+  return BF_SUCCESS;
+}
+
+int bf_mesh_check_period(const bf_boxarray *ba, const bf_periodicity *period, const char *what) {
+  if (!period || bf_boxarray_size(ba) == 0) return BF_SUCCESS;
+  bf_box all;
+  bf_boxarray_minimal_box(ba, &all);
+  for (int d = 0; d < all.dim; ++d) {
+    int64_t p = period->period[d];
+    if (p <= 0) continue;
+    int64_t cells = bf_box_length(&all, d) - (all.type >> d & 1u);
+    if (cells <= 2 * p) continue;
+    char per[64] = "", lo[64] = "", hi[64] = "";
+    for (int e = 0; e < all.dim; ++e) {
+      snprintf(per + strlen(per), sizeof per - strlen(per), "%s%d", e ? "," : "", period->period[e]);
+      snprintf(lo + strlen(lo), sizeof lo - strlen(lo), "%s%d", e ? "," : "", all.lo[e]);
+      snprintf(hi + strlen(hi), sizeof hi - strlen(hi), "%s%d", e ? "," : "", all.hi[e]);
+    }
+    BF_ERROR(BF_ERROR_VALUE,
+             "%s: the period (%s) does not fit the data: its boxes span %lld cells in direction %d (bounding box "
+             "((%s) (%s))), more than two periods; a periodic domain holds the data (AMReX's Geometry: period = "
+             "the domain's length)",
+             what, per, (long long)cells, d, lo, hi);
+  }
   return BF_SUCCESS;
 }
 
@@ -78,7 +115,7 @@ int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, c
   const bf_box *boxes = bf_boxarray_data(mf->ba);
   /* the shifts under which some box may reach the region: from the bounding box */
   int *shifts, ns;
-  int err = bf_mesh_periodic_shifts(all, region, period, &shifts, &ns);
+  int err = bf_mesh_periodic_shifts(all, region, period, NULL, &shifts, &ns); /* AMReX: shiftIntVect() */
   if (err) {
     free(mask);
     return err;
@@ -87,17 +124,21 @@ int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, c
     const int *s = &shifts[3 * si];
     bf_box q = *region; /* boxes j with (box_j + s) ∩ region: query region - s */
     int ms[3] = {-s[0], -s[1], -s[2]};
-    (void)bf_box_shift_iv(&q, ms);
+    if (bf_box_shift_iv(&q, ms) != BF_SUCCESS) { /* region - s leaves int: no box is there */
+      bf_error_clear();
+      continue;
+    }
     err = bf_mesh_intersecting(mf->ba, &q, scratch);
     if (err) break;
     for (int64_t c = 0; c < scratch->count; ++c) {
       int64_t j = scratch->index[c];
       bool zero = s[0] == 0 && s[1] == 0 && s[2] == 0;
       if (j > gi || (j == gi && (zero || !shift_positive(s)))) continue;
-      bf_box ov = boxes[j];
+      bf_box ov; /* (box_j ∩ (region - s)) + s: int indices throughout */
+      bf_box_intersection(&boxes[j], &q, &ov);
+      if (!bf_box_ok(&ov)) continue;
       (void)bf_box_shift_iv(&ov, s);
-      bf_box_intersection(&ov, region, &ov);
-      if (bf_box_ok(&ov)) zero_region(mask, region, &ov);
+      zero_region(mask, region, &ov);
     }
   }
   free(shifts);

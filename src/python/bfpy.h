@@ -131,6 +131,21 @@ int bfpy_to_int64(PyObject *o, int64_t *out, const char *what);
 int bfpy_to_double(PyObject *o, double *out, const char *what);
 /* True when o is an int-like (int / __index__, not bool-agnostic). */
 bool bfpy_is_intlike(PyObject *o);
+/* Every argument that takes "a list of ..." reads it through here: a new
+ * reference to a list or tuple (for PySequence_Fast_GET_ITEM) with the items
+ * of `o` (a list, tuple, or any other iterable but text), each passed to
+ * `check` (may be NULL; `ctx` is its own) as soon as it is read, before the
+ * next one: a wrong element type stops at the first bad item, so that an
+ * iterable of millions of items of the wrong kind (a Box iterates over its
+ * points) is never expanded first.  At most `max` items (ValueError beyond,
+ * before reading when the length is known).  TypeError "<what> must be an
+ * iterable of <items>" for text and non-iterables.  NULL with an exception on
+ * failure. */
+typedef int (*bfpy_item_check)(PyObject *item, void *ctx, const char *what);
+PyObject *bfpy_fast_sequence(PyObject *o, Py_ssize_t max, bfpy_item_check check, void *ctx, const char *what,
+                             const char *items);
+/* A bfpy_item_check: the item converts to C int (bfpy_to_int). */
+int bfpy_check_int_item(PyObject *item, void *ctx, const char *what);
 /* A sequence of exactly n ints / doubles (TypeError / ValueError otherwise). */
 int bfpy_to_int_array(PyObject *o, int n, int *out, const char *what);
 int bfpy_to_double_array(PyObject *o, int n, double *out, const char *what);
@@ -224,10 +239,11 @@ PyObject *bfpy_array4_new(int dim, const bf_array4 *a, bool is_const, PyObject *
 /* The view of an Array4 object (borrowed; NULL without exception when `o` is
  * not an Array4). */
 const bf_array4 *bfpy_array4_view(PyObject *o);
-/* For module functions lbound / ubound / length: which = 0 lbound, 1 ubound,
- * 2 length.  A new Dim3; NULL without an exception when `a` is not an Array4
- * (NULL with an exception on failure). */
-PyObject *bfpy_array4_bounds(PyObject *a, int which);
+/* For module functions lbound / ubound / length of the space module of
+ * dimension `dim`: which = 0 lbound, 1 ubound, 2 length.  A new Dim3; NULL
+ * without an exception when `a` is not an Array4 (NULL with an exception on
+ * failure, TypeError for an Array4 of another dimension). */
+PyObject *bfpy_array4_bounds(PyObject *a, int dim, int which);
 
 
 /* ---- mesh data (issue 3) ------------------------------------------------------ */
@@ -259,8 +275,12 @@ typedef struct {
 } bfpy_mfitinfo_object;
 typedef struct { PyObject_HEAD int dim; } bfpy_fabfactory_object;
 /* BaseFab_Real / FArrayBox: fab may be NULL (empty); owner: the object whose
- * memory an aliasing fab views (NULL when the fab owns its data). */
-typedef struct { PyObject_HEAD int dim; bf_fab *fab; PyObject *owner; } bfpy_fab_object;
+ * memory an aliasing fab views (NULL when the fab owns its data); pinned:
+ * NULL or a list of the Array4s whose memory was handed out through
+ * __array_interface__ / __cuda_array_interface__ (a consumer of those holds
+ * the fab object, not the memory: they stay until the object goes, so that
+ * clear(), resize() or __init__ never free memory such a view reads). */
+typedef struct { PyObject_HEAD int dim; bf_fab *fab; PyObject *owner; PyObject *pinned; } bfpy_fab_object;
 /* FabArrayBase / FabArray_FArrayBox / MultiFab / iMultiFab: mf NULL = undefined
  * (MultiFab()); arena: the Arena object it was made with (or NULL). */
 typedef struct {

@@ -117,12 +117,12 @@ static int a4_init_from_array4(bfpy_array4_object *self, bfpy_array4_object *oth
   if (start_o) {
     int start, num;
     if (bfpy_to_int(start_o, &start, "start_comp") < 0) return -1;
-    num = other->a.ncomp - start;
     if (num_o && bfpy_to_int(num_o, &num, "num_comps") < 0) return -1;
     if (!num_o && (start < 0 || start >= other->a.ncomp)) {
       PyErr_Format(PyExc_IndexError, "start component %d out of range [0, %d)", start, other->a.ncomp);
       return -1;
     }
+    if (!num_o) num = other->a.ncomp - start; /* start is in range: no wrap */
     if (bfpy_check(bf_array4_subview(&other->a, start, num, &a)) < 0) return -1;
   }
   int flags = (self->flags & BFPY_A4_CONST) | (other->flags & BFPY_A4_SRC_READONLY);
@@ -141,6 +141,17 @@ static int a4_init(PyObject *self_o, PyObject *args, PyObject *kwds) {
   bool is_const;
   if (bfpy_array4_type_info(Py_TYPE(self), &dim, &dtype, &is_const) < 0) {
     PyErr_SetString(PyExc_TypeError, "not an Array4 type");
+    return -1;
+  }
+  if (self->owner) {
+    /* An Array4 that views memory is a fixed view: exports of it (DLPack
+     * capsules, NumPy arrays of __array_interface__, FArrayBox aliases) hold
+     * this object, not its owner, so re-pointing it would free memory they
+     * still read. */
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s.__init__: this Array4 already views memory and cannot be re-initialized (views made from it "
+                 "would dangle); make a new Array4 instead",
+                 a4_name(self));
     return -1;
   }
   self->flags = is_const ? BFPY_A4_CONST : 0;
@@ -406,9 +417,13 @@ const bf_array4 *bfpy_array4_view(PyObject *o) {
   return bfpy_is(o, BFPY_T_ARRAY4, -1) ? &A4(o)->a : NULL;
 }
 
-PyObject *bfpy_array4_bounds(PyObject *o, int which) {
+PyObject *bfpy_array4_bounds(PyObject *o, int dim, int which) {
   const bf_array4 *a = bfpy_array4_view(o);
   if (!a) return NULL;
+  if (A4(o)->dim != dim) { /* space3d.lbound(a 1D Array4): objects of different dimensions do not mix */
+    static const char *const names[3] = {"lbound", "ubound", "length"};
+    return bfpy_dim_mismatch(names[which < 0 || which > 2 ? 0 : which], dim, A4(o)->dim);
+  }
   int64_t v[3];
   for (int d = 0; d < 3; ++d) {
     v[d] = which == 0 ? a->begin[d] : which == 1 ? a->end[d] - 1 : a->end[d] - a->begin[d];
@@ -434,6 +449,9 @@ static PyMethodDef a4_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))bfpy_array4_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) -> PyCapsule."},
     {"__dlpack_device__", bfpy_array4_dlpack_device, METH_NOARGS, "__dlpack_device__() -> (device_type, device_id)."},
+    {"__array__", (PyCFunction)(void (*)(void))bfpy_array4_array, METH_FASTCALL | METH_KEYWORDS,
+     "__array__(dtype=None, copy=None) -> numpy.ndarray: a view of host memory (C order, (ncomp, nz, ny, nx)); "
+     "TypeError for device memory (use to_host() or to_cupy())."},
     {NULL, NULL, 0, NULL},
 };
 

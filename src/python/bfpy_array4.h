@@ -63,6 +63,7 @@ PyObject *bfpy_array4_cuda_array_interface(PyObject *self, void *closure);
 PyObject *bfpy_array4_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *bfpy_array4_dlpack_device(PyObject *self, PyObject *noargs);
 PyObject *bfpy_array4_to_host(PyObject *self, PyObject *noargs);
+PyObject *bfpy_array4_array(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *bfpy_array4_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *bfpy_array4_to_xp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -418,6 +418,52 @@ PyObject *bfpy_array4_to_host(PyObject *self_o, PyObject *noargs) {
   return arr;
 }
 
+/* __array__(dtype=None, copy=None): NumPy's last resort after the buffer
+ * protocol and __array_interface__.  For host-accessible memory those two
+ * already succeed, so this only answers a direct call: a zero-copy view
+ * (through the buffer protocol), cast to dtype and copied as asked.  For
+ * device memory both fail (BufferError, AttributeError), and NumPy then made
+ * a 0-d object array holding the Array4; as CuPy's ndarray.__array__ does,
+ * this raises TypeError naming the explicit ways to the host instead. */
+PyObject *bfpy_array4_array(PyObject *self_o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"dtype", "copy", NULL};
+  PyObject *a[2];
+  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return NULL;
+  bfpy_array4_object *self = A4(self_o);
+  const char *tn = strrchr(Py_TYPE(self)->tp_name, '.');
+  tn = tn ? tn + 1 : Py_TYPE(self)->tp_name;
+  if (!a4_host_accessible(self))
+    return PyErr_Format(PyExc_TypeError,
+                        "%s views GPU device memory: NumPy cannot read it in place (implicit conversion to a NumPy "
+                        "array is not allowed); copy it explicitly with to_host() (or to_numpy(copy=True)), or view "
+                        "it on the GPU with to_cupy()",
+                        tn);
+  int copy = -1; /* None */
+  if (a[1] && a[1] != Py_None && (copy = PyObject_IsTrue(a[1])) < 0) return NULL;
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) return NULL;
+  PyObject *mv = PyMemoryView_FromObject(self_o), *arr = NULL, *cast = NULL;
+  if (mv) arr = PyObject_CallMethod(np, "asarray", "O", mv);
+  Py_XDECREF(mv);
+  if (arr && a[0] && a[0] != Py_None) {
+    cast = PyObject_CallMethod(arr, "astype", "Os", a[0], "K");
+    PyObject *v = cast ? PyObject_CallMethod(np, "shares_memory", "OO", cast, arr) : NULL;
+    int shared = v ? PyObject_IsTrue(v) : -1;
+    Py_XDECREF(v);
+    if (shared == 0 && copy == 0) {
+      PyErr_Format(PyExc_ValueError, "%s.__array__: dtype %R needs a copy, and copy=False forbids one", tn, a[0]);
+      Py_CLEAR(cast);
+    } else if (shared < 0) {
+      Py_CLEAR(cast);
+    }
+    if (shared == 0) copy = 0; /* astype made the copy */
+    Py_SETREF(arr, cast);
+  }
+  if (arr && copy == 1) Py_SETREF(arr, PyObject_CallMethod(arr, "copy", NULL));
+  Py_DECREF(np);
+  return arr;
+}
+
 /* copy, order of to_numpy/to_cupy/to_xp: 0 or -1 with an exception. */
 static int a4_copy_order(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int *copy,
                          bool *c_order) {

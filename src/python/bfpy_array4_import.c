@@ -66,7 +66,8 @@ static int a4_fill(bfpy_array4_object *self, void *data, int ndim, const int64_t
       return -1;
     }
   }
-  for (int d = 3 - ndim; d >= 0; --d) st[d] = st[d + 1] * (sh[d + 1] > 0 ? sh[d + 1] : 1); /* padded axes */
+  for (int d = 3 - ndim; d >= 0; --d) /* padded axes */
+    if (!bf_i64_mul(st[d + 1], sh[d + 1] > 0 ? sh[d + 1] : 1, &st[d])) st[d] = 0; /* extent 1: never used */
   if (sh[0] > INT32_MAX) {
     PyErr_Format(PyExc_OverflowError, "%s: %lld components do not fit in a C int", a4_tname(self), (long long)sh[0]);
     return -1;
@@ -107,28 +108,52 @@ static int a4_byte_strides(const bfpy_array4_object *self, int ndim, const int64
   return 0;
 }
 
-static void a4_c_strides(int ndim, const int64_t *shape, int64_t *strides) {
+/* C-order strides in elements of `shape`; -1 with OverflowError when they do
+ * not fit in 64 bits (a shape of (2**62,)*3 wrapped). */
+static int a4_c_strides(const bfpy_array4_object *self, int ndim, const int64_t *shape, int64_t *strides,
+                        const char *via) {
   int64_t s = 1;
   for (int d = ndim - 1; d >= 0; --d) {
     strides[d] = s;
-    s *= shape[d] > 0 ? shape[d] : 1;
+    if (d > 0 && !bf_i64_mul(s, shape[d] > 0 ? shape[d] : 1, &s)) {
+      PyErr_Format(PyExc_OverflowError, "%s: the array's shape is too large: its element count does not fit in 64 "
+                   "bits (through %s)", a4_tname(self), via);
+      return -1;
+    }
   }
+  return 0;
 }
 
 /* ---- DLPack ---------------------------------------------------------------------- */
+/* Runs the producer's deleter, which may run Python code (a ctypes or Cython
+ * callback, a Py_DECREF of the producer's array): never with an exception
+ * pending (that code would fail with SystemError or clear it), and the
+ * pending one, if any, survives. */
 static void a4_dl_owner_destructor(PyObject *cap) {
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
   void *p = PyCapsule_GetPointer(cap, "boxfab.dlpack_owner");
   if (!p) {
     PyErr_Clear();
-    return;
-  }
-  if (PyCapsule_GetContext(cap)) {
+  } else if (PyCapsule_GetContext(cap)) {
     DLManagedTensorVersioned *m = p;
     if (m->deleter) m->deleter(m);
   } else {
     DLManagedTensor *m = p;
     if (m->deleter) m->deleter(m);
   }
+  if (PyErr_Occurred()) PyErr_WriteUnraisable(cap); /* an error of the deleter itself */
+  PyErr_Restore(et, ev, tb);
+}
+
+/* Drop `o` (whose destructor may call back into Python) keeping the pending
+ * exception as it is. */
+static void a4_decref_keeping_error(PyObject *o) {
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  Py_DECREF(o);
+  if (PyErr_Occurred()) PyErr_WriteUnraisable(NULL);
+  PyErr_Restore(et, ev, tb);
 }
 
 /* The producer's __dlpack_device__() type, or kDLCPU when it has none (then no
@@ -136,6 +161,7 @@ static void a4_dl_owner_destructor(PyObject *cap) {
 static int a4_producer_device(PyObject *obj) {
   PyObject *meth = PyObject_GetAttrString(obj, "__dlpack_device__");
   if (!meth) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1; /* not "absent": the producer's error */
     PyErr_Clear();
     return kDLCPU;
   }
@@ -287,6 +313,11 @@ static int a4_import_dlpack(bfpy_array4_object *self, PyObject *obj) {
                  a4_tname(self), (int)dl->ndim);
     goto fail;
   }
+  if (!dl->shape) { /* a broken producer: never dereferenced */
+    PyErr_Format(PyExc_BufferError, "%s: the DLPack tensor of %.100s has %d dimensions but no shape",
+                 a4_tname(self), Py_TYPE(obj)->tp_name, (int)dl->ndim);
+    goto fail;
+  }
   if (readonly && !(self->flags & BFPY_A4_CONST)) {
     PyErr_Format(PyExc_ValueError, "%s: the source array is read-only; use %s_const to view it (through __dlpack__)",
                  a4_tname(self), a4_tname(self));
@@ -294,7 +325,7 @@ static int a4_import_dlpack(bfpy_array4_object *self, PyObject *obj) {
   }
   int64_t strides[4];
   if (dl->strides) memcpy(strides, dl->strides, (size_t)dl->ndim * sizeof(int64_t));
-  else a4_c_strides(dl->ndim, dl->shape, strides);
+  else if (a4_c_strides(self, dl->ndim, dl->shape, strides, "__dlpack__") < 0) goto fail;
   /* take ownership: our capsule calls the deleter when the last view goes */
   PyObject *owner = PyCapsule_New(m, "boxfab.dlpack_owner", a4_dl_owner_destructor);
   if (!owner) goto fail;
@@ -311,10 +342,10 @@ static int a4_import_dlpack(bfpy_array4_object *self, PyObject *obj) {
   Py_DECREF(cap);
   int r = a4_fill(self, (char *)dl->data + dl->byte_offset, (int)dl->ndim, dl->shape, strides, readonly, owner,
                   memory, "__dlpack__");
-  Py_DECREF(owner); /* on failure this runs the deleter */
+  a4_decref_keeping_error(owner); /* on failure this runs the deleter: the error stays */
   return r;
 fail:
-  Py_DECREF(cap);
+  a4_decref_keeping_error(cap); /* the producer's capsule destructor runs its deleter */
   return -1;
 }
 
@@ -386,7 +417,7 @@ static int a4_interface_layout(const bfpy_array4_object *self, const char *via, 
     }
     if (a4_byte_strides(self, ndim, bstrides, strides, itemsize, via) < 0) return -1;
   } else {
-    a4_c_strides(ndim, shape, strides);
+    if (a4_c_strides(self, ndim, shape, strides, via) < 0) return -1;
   }
   *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data_o, 0));
   if (!*ptr && PyErr_Occurred()) return -1;
@@ -476,7 +507,16 @@ static int a4_import_array_interface(bfpy_array4_object *self, PyObject *obj, Py
     PyErr_Format(PyExc_ValueError, "%s: masked arrays are not supported", a4_tname(self));
     return -1;
   }
-  if (!data_o || data_o == Py_None) return a4_import_buffer(self, obj); /* data through the buffer protocol */
+  if (!data_o || data_o == Py_None) { /* NumPy: the data come through the buffer protocol of obj */
+    if (!PyObject_CheckBuffer(obj)) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s: the __array_interface__ of %.100s has no 'data' (or data=None, which means: read the "
+                   "object's buffer protocol), and the object has no buffer protocol either",
+                   a4_tname(self), Py_TYPE(obj)->tp_name);
+      return -1;
+    }
+    return a4_import_buffer(self, obj);
+  }
   if (!PyTuple_Check(data_o) || PyTuple_GET_SIZE(data_o) != 2) {
     PyErr_Format(PyExc_ValueError, "%s: __array_interface__ 'data' must be (address, read_only)", a4_tname(self));
     return -1;
@@ -532,7 +572,7 @@ static int a4_import_buffer(bfpy_array4_object *self, PyObject *obj) {
     for (int d = 0; d < b->ndim; ++d) bstrides[d] = b->strides[d];
     if (a4_byte_strides(self, b->ndim, bstrides, strides, (size_t)b->itemsize, "the buffer protocol") < 0) goto done;
   } else {
-    a4_c_strides(b->ndim, shape, strides);
+    if (a4_c_strides(self, b->ndim, shape, strides, "the buffer protocol") < 0) goto done;
   }
   r = a4_fill(self, b->buf, b->ndim, shape, strides, b->readonly, mv, BFPY_MEM_HOST, "the buffer protocol");
 done:
@@ -541,28 +581,39 @@ done:
 }
 
 /* ---- entry ------------------------------------------------------------------------------ */
-static int a4_has(PyObject *obj, const char *name) {
-  int r = PyObject_HasAttrString(obj, name); /* swallows errors (e.g. AttributeError for host memory) */
-  return r;
+/* obj.<name>: 1 with *out a new reference; 0 when obj has no such attribute
+ * (AttributeError, as a property says "not for this memory"); -1 for any
+ * other exception raised while reading it, which is the caller's to report
+ * (a KeyboardInterrupt or a producer's own error used to be swallowed and
+ * replaced by "offers none of ..."). */
+static int a4_optional_attr(PyObject *obj, const char *name, PyObject **out) {
+  *out = PyObject_GetAttrString(obj, name);
+  if (*out) return 1;
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+  PyErr_Clear();
+  return 0;
 }
 
 int bfpy_array4_import(bfpy_array4_object *self, PyObject *obj) {
-  PyObject *saved_type = NULL, *saved_value = NULL, *saved_tb = NULL;
-  if (a4_has(obj, "__dlpack__")) {
+  PyObject *saved_type = NULL, *saved_value = NULL, *saved_tb = NULL, *dl = NULL;
+  int has = a4_optional_attr(obj, "__dlpack__", &dl);
+  if (has < 0) return -1;
+  Py_XDECREF(dl);
+  if (has) {
     int r = a4_import_dlpack(self, obj);
     if (r <= 0) return r;
     PyErr_Fetch(&saved_type, &saved_value, &saved_tb); /* BufferError: try the others */
   }
-  PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
-  if (!cai) PyErr_Clear(); /* AttributeError (host data) or absent */
+  PyObject *cai = NULL;
+  if (a4_optional_attr(obj, "__cuda_array_interface__", &cai) < 0) goto error; /* absent: host data */
   if (cai) {
     Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
     int r = a4_import_cai(self, obj, cai);
     Py_DECREF(cai);
     return r;
   }
-  PyObject *ai = PyObject_GetAttrString(obj, "__array_interface__");
-  if (!ai) PyErr_Clear();
+  PyObject *ai = NULL;
+  if (a4_optional_attr(obj, "__array_interface__", &ai) < 0) goto error;
   bool has_buffer = PyObject_CheckBuffer(obj);
   if (ai || has_buffer) {
     Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
@@ -578,5 +629,8 @@ int bfpy_array4_import(bfpy_array4_object *self, PyObject *obj) {
                "%s(): cannot view a %.100s: it offers none of __dlpack__, __cuda_array_interface__, "
                "__array_interface__ or the buffer protocol",
                a4_tname(self), Py_TYPE(obj)->tp_name);
+  return -1;
+error: /* the new exception wins over a saved BufferError of __dlpack__ */
+  Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
   return -1;
 }

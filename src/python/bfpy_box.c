@@ -682,7 +682,7 @@ static PyObject *dim3_view_of(PyObject *o, int dim, enum box_view which) {
   }
   if (which == VIEW_LBOUND || which == VIEW_UBOUND || which == VIEW_LENGTH) {
     /* Array4 overloads (0 lbound, 1 ubound, 2 length): always three components. */
-    PyObject *r = bfpy_array4_bounds(o, (int)which);
+    PyObject *r = bfpy_array4_bounds(o, dim, (int)which);
     if (r || PyErr_Occurred()) return r;
     PyErr_Format(PyExc_TypeError, "%s must be a Box or an Array4, not %.100s", what, Py_TYPE(o)->tp_name);
     return NULL;

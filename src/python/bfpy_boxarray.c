@@ -69,8 +69,14 @@ static void ba_set(PyObject *self, bf_boxarray *ba) {
 }
 
 /* A new array from a sequence of Boxes of dimension dim. */
+static int check_box_item(PyObject *item, void *ctx, const char *what) {
+  bf_box b;
+  return bfpy_as_box(item, *(const int *)ctx, &b, what);
+}
+
 static int ba_from_sequence(PyObject *seq_in, int dim, bf_boxarray **out) {
-  PyObject *seq = PySequence_Fast(seq_in, "BoxArray(boxes): boxes must be an iterable of Boxes");
+  PyObject *seq = bfpy_fast_sequence(seq_in, PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(bf_box), check_box_item, &dim,
+                                     "BoxArray(boxes) item", "Boxes");
   if (!seq) return -1;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   bf_box *boxes = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof *boxes);
@@ -627,7 +633,8 @@ static int dm_strategy(PyObject *o, bf_distmap_strategy *out) {
 
 /* A map from any sequence/iterable of ints (Vector_int included). */
 static int dm_from_pmap(PyObject *o, bf_distmap **out) {
-  PyObject *seq = PySequence_Fast(o, "DistributionMapping(pmap): pmap must be a sequence of ints");
+  PyObject *seq = bfpy_fast_sequence(o, PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(int), bfpy_check_int_item, NULL,
+                                     "DistributionMapping(pmap) rank", "ints");
   if (!seq) return -1;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   int *pmap = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof *pmap);

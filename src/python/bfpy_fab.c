@@ -45,17 +45,20 @@ static PyObject *fab_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   o->dim = dim;
   o->fab = NULL;
   o->owner = NULL;
+  o->pinned = NULL;
   return (PyObject *)o;
 }
 
 static int fab_traverse(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
   Py_VISIT(FAB(self)->owner);
+  Py_VISIT(FAB(self)->pinned);
   return 0;
 }
 
 static int fab_clear_refs(PyObject *self) {
   Py_CLEAR(FAB(self)->owner);
+  Py_CLEAR(FAB(self)->pinned);
   return 0;
 }
 
@@ -307,7 +310,9 @@ static PyObject *fab_n_bytes(PyObject *self, PyObject *const *args, Py_ssize_t n
       PyErr_Format(PyExc_ValueError, "n_bytes: ncomp must be >= 0, got %d", ncomp);
       return NULL;
     }
-    return PyLong_FromSize_t(bf_fab_n_bytes_box(fab, &box, ncomp));
+    size_t nbytes;
+    if (bfpy_check(bf_fab_n_bytes_box(fab, &box, ncomp, &nbytes)) < 0) return NULL;
+    return PyLong_FromSize_t(nbytes);
   }
   return bfpy_no_overload("n_bytes", args, nargs, kwnames, "(), (bx: Box, ncomp: int, /)");
 }
@@ -408,6 +413,16 @@ static PyObject *fab_to_host(PyObject *self, PyObject *noargs) {
   return r;
 }
 
+/* Keep the memory of Array4 `a` (made by fab_make_array4) alive as long as
+ * self: see `pinned` in bfpy.h.  0 or -1 with an exception. */
+static int fab_pin(PyObject *self, PyObject *a) {
+  PyObject **l = &FAB(self)->pinned;
+  if (!*l && !(*l = PyList_New(0))) return -1;
+  Py_ssize_t n = PyList_GET_SIZE(*l);
+  if (n > 0 && bfpy_array4_view(PyList_GET_ITEM(*l, n - 1))->p == bfpy_array4_view(a)->p) return 0; /* done */
+  return PyList_Append(*l, a);
+}
+
 static PyObject *fab_array_interface(PyObject *self, void *closure) {
   (void)closure;
   PyObject *a = fab_make_array4(self, false);
@@ -420,6 +435,7 @@ static PyObject *fab_array_interface(PyObject *self, void *closure) {
     return NULL;
   }
   PyObject *r = PyObject_GetAttrString(a, "__array_interface__");
+  if (r && fab_pin(self, a) < 0) Py_CLEAR(r);
   Py_DECREF(a);
   return r;
 }
@@ -435,6 +451,7 @@ static PyObject *fab_cuda_array_interface(PyObject *self, void *closure) {
     return NULL;
   }
   PyObject *r = PyObject_GetAttrString(a, "__cuda_array_interface__");
+  if (r && fab_pin(self, a) < 0) Py_CLEAR(r);
   Py_DECREF(a);
   return r;
 }
@@ -449,6 +466,16 @@ static PyObject *fab_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t na
     return NULL;
   }
   PyObject *r = bfpy_array4_dlpack(a, args, nargs, kwnames); /* the capsule keeps `a` alive */
+  Py_DECREF(a);
+  return r;
+}
+
+/* __array__: as array().__array__ (TypeError naming to_host() for device memory:
+ * NumPy otherwise wrapped the fab in a 0-d object array). */
+static PyObject *fab_array_dunder(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *a = fab_make_array4(self, false);
+  if (!a) return NULL;
+  PyObject *r = bfpy_array4_array(a, args, nargs, kwnames);
   Py_DECREF(a);
   return r;
 }
@@ -521,6 +548,8 @@ static PyMethodDef fab_methods[] = {
     {"__dlpack__", FASTCALL(fab_dlpack),
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None): DLPack capsule of array()."},
     {"__dlpack_device__", fab_dlpack_device, METH_NOARGS, "__dlpack_device__() -> (device_type, device_id)."},
+    {"__array__", FASTCALL(fab_array_dunder),
+     "__array__(dtype=None, copy=None): as array().__array__ (TypeError for device memory: use to_host())."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -251,7 +251,7 @@ static PyObject *it_fabbox(PyObject *self, PyObject *noargs) {
 
 static int it_dir(PyObject *o, int dim, int *dir, const char *what) {
   if (bfpy_mf_int(o, -1, dir, what) < 0) return -1;
-  if (*dir >= dim) {
+  if (*dir < -1 || *dir >= dim) {
     PyErr_Format(PyExc_IndexError, "%s: direction %d out of range (-1 for all, or [0, %d))", what, *dir, dim);
     return -1;
   }

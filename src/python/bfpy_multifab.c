@@ -20,6 +20,7 @@
  * Reductions return Python ints.  Not on iMultiFab (no meaning for ints or
  * not in AMReX's iMultiFab): invert, norm2, dot, saxpy, xpay, lin_comb,
  * add_product, contains_nan/inf, average_sync, weighted_sync, factory. */
+#include <limits.h>
 #include <string.h>
 
 #include "bfpy_multifab.h"
@@ -149,8 +150,8 @@ int bfpy_mf_period(PyObject *o, int dim, bf_periodicity *per, bool *has, const c
 
 int bfpy_mf_ncomp(PyObject *o, const bf_multifab *mf, int comp, int *out, const char *what) {
   if (!o) {
-    int n = bf_multifab_ncomp(mf) - comp;
-    *out = n < 1 ? 1 : n; /* an out-of-range comp is reported by the C core */
+    long long n = (long long)bf_multifab_ncomp(mf) - comp; /* comp may be INT_MIN: no int arithmetic */
+    *out = n < 1 || n > INT_MAX ? 1 : (int)n;               /* an out-of-range comp is reported by the C core */
     return 0;
   }
   return bfpy_to_int(o, out, what);

@@ -28,11 +28,24 @@ typedef struct {
   bf_intvect ng;
 } scal_args;
 
+/* The scalar of set_val / plus / mult / invert: a real number for a MultiFab;
+ * for an iMultiFab an int that fits in C int, converted as every int
+ * argument is (TypeError for a float, 1.5 or nan alike; OverflowError beyond
+ * C int), as AMReX's iMultiFab::setVal(int) and pyAMReX's int argument take
+ * it: a float value used to be cast to int (1.5 -> 1, 2**31 or nan -> -2**31). */
+static int read_value(const bf_multifab *mf, PyObject *o, double *out, const char *what) {
+  if (bf_multifab_dtype(mf) != BF_DTYPE_INT) return bfpy_mf_double(o, 0.0, out, what);
+  int v = 0;
+  if (o && bfpy_to_int(o, &v, what) < 0) return -1;
+  *out = v; /* exact: every int is a double */
+  return 0;
+}
+
 static int read_scal(bf_multifab *mf, int dim, const bfpy_mf_sig *s, PyObject **out, const char *valname,
                      const char *ncompname, scal_args *r) {
   PyObject *reg = arg(s, out, "region");
   r->val = 0;
-  if (valname && bfpy_mf_double(arg(s, out, valname), 0.0, &r->val, valname) < 0) return -1;
+  if (valname && read_value(mf, arg(s, out, valname), &r->val, valname) < 0) return -1;
   r->has_region = reg != NULL;
   if (reg && bfpy_as_box(reg, dim, &r->region, "region") < 0) return -1;
   if (bfpy_mf_int(arg(s, out, "comp"), 0, &r->comp, "comp") < 0) return -1;
@@ -113,7 +126,7 @@ static PyObject *m_set_val(PyObject *self, PyObject *const *args, Py_ssize_t nar
   if (s == 0) {
     double v;
     bf_multifab *mf = bfpy_mf_self(self, "set_val");
-    if (!mf || bfpy_to_double(out[0], &v, "val") < 0 || bfpy_check(bf_multifab_set_val_all(mf, v)) < 0) return NULL;
+    if (!mf || read_value(mf, out[0], &v, "val") < 0 || bfpy_check(bf_multifab_set_val_all(mf, v)) < 0) return NULL;
     Py_RETURN_NONE;
   }
   return run_scal(self, "set_val", args, nargs, kwnames, setval_sigs + 1, 2, "val", "num_comp", do_set_val, sigtext);

@@ -4,6 +4,8 @@
  * `local` is accepted and changes nothing without MPI; `ignore_covered` is
  * accepted and ignored (no embedded boundaries).  Deterministic: the C core
  * reduces in a fixed order.  iMultiFab results are Python ints. */
+#include <limits.h>
+
 #include "bfpy_multifab.h"
 
 #define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
@@ -79,6 +81,9 @@ static PyObject *m_max_index(PyObject *self, PyObject *const *args, Py_ssize_t n
 }
 
 /* ---- sums --------------------------------------------------------------------------------------- */
+/* iMultiFab: sums and L1 norms come back exact (bf_multifab_*_i64). */
+static bool is_int(const bf_multifab *mf) { return bf_multifab_dtype(mf) == BF_DTYPE_INT; }
+
 static PyObject *m_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const bfpy_mf_sig sigs[] = {{N_RCL, 1, "bio"}, {N_CL, 0, "io"}};
   PyObject *out[3];
@@ -92,9 +97,14 @@ static PyObject *m_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
   double r;
   bf_multifab *mf = bfpy_mf_self(self, "sum");
   if (!mf || (s == 0 && bfpy_as_box(o[0], MFO(self)->dim, &region, "region") < 0) ||
-      bfpy_mf_int(o[1], 0, &comp, "comp") < 0 || bfpy_mf_bool(o[2], false, &local, "local") < 0 ||
-      bfpy_check(bf_multifab_sum(mf, s == 0 ? &region : NULL, comp, local, &r)) < 0)
+      bfpy_mf_int(o[1], 0, &comp, "comp") < 0 || bfpy_mf_bool(o[2], false, &local, "local") < 0)
     return NULL;
+  if (is_int(mf)) { /* exact (AMReX: Long); through a double it rounded beyond 2**53 */
+    int64_t v;
+    if (bfpy_check(bf_multifab_sum_i64(mf, s == 0 ? &region : NULL, comp, local, &v)) < 0) return NULL;
+    return PyLong_FromLongLong(v);
+  }
+  if (bfpy_check(bf_multifab_sum(mf, s == 0 ? &region : NULL, comp, local, &r)) < 0) return NULL;
   return bfpy_mf_value(mf, r);
 }
 
@@ -119,6 +129,12 @@ static PyObject *m_sum_unique(PyObject *self, PyObject *const *args, Py_ssize_t 
   } else if (bfpy_mf_int(out[0], 0, &comp, "comp") < 0 || bfpy_mf_bool(out[1], false, &local, "local") < 0 ||
              bfpy_mf_period(out[2], dim, &per, &has, "period") < 0) {
     return NULL;
+  }
+  if (is_int(mf)) {
+    int64_t v;
+    if (bfpy_check(bf_multifab_sum_unique_i64(mf, s == 0 ? &region : NULL, comp, local, has ? &per : NULL, &v)) < 0)
+      return NULL;
+    return PyLong_FromLongLong(v);
   }
   if (bfpy_check(bf_multifab_sum_unique(mf, s == 0 ? &region : NULL, comp, local, has ? &per : NULL, &r)) < 0)
     return NULL;
@@ -184,7 +200,7 @@ static PyObject *m_norminf(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 /* An iterable of ints into a PyMem array (*n of them). */
 static int read_comps(PyObject *o, int **comps, Py_ssize_t *n) {
-  PyObject *seq = PySequence_Fast(o, "comps must be an iterable of ints");
+  PyObject *seq = bfpy_fast_sequence(o, INT_MAX, bfpy_check_int_item, NULL, "comps", "ints");
   if (!seq) return -1;
   *n = PySequence_Fast_GET_SIZE(seq);
   *comps = PyMem_Malloc((size_t)(*n > 0 ? *n : 1) * sizeof **comps);
@@ -232,6 +248,17 @@ static PyObject *run_comps(PyObject *self, bf_multifab *mf, PyObject *o, bf_intv
   int *comps;
   Py_ssize_t n;
   if (read_comps(o, &comps, &n) < 0) return NULL;
+  if (is_int(mf) && fn == bf_multifab_norm1_comps) { /* exact ints, one component at a time */
+    PyObject *l = PyList_New(n);
+    for (Py_ssize_t i = 0; l && i < n; ++i) {
+      int64_t v;
+      PyObject *x = bfpy_check(bf_multifab_norm1_i64(mf, comps[i], ng, local, &v)) < 0 ? NULL : PyLong_FromLongLong(v);
+      if (!x) Py_CLEAR(l);
+      else PyList_SET_ITEM(l, i, x);
+    }
+    PyMem_Free(comps);
+    return l;
+  }
   double *r = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
   PyObject *res = NULL;
   if (!r) PyErr_NoMemory();
@@ -254,17 +281,25 @@ static PyObject *m_norm1(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   bf_periodicity per;
   bf_multifab *mf = bfpy_mf_self(self, "norm1");
   if (!mf) return NULL;
+  int64_t v;
   if (s == 0) {
-    if (bfpy_to_int(out[0], &comp, "comp") < 0 || bfpy_mf_period(out[1], dim, &per, &has, "period") < 0 ||
-        bfpy_check(bf_multifab_norm1_unique(mf, comp, has ? &per : NULL, &r)) < 0)
-      return NULL;
+    if (bfpy_to_int(out[0], &comp, "comp") < 0 || bfpy_mf_period(out[1], dim, &per, &has, "period") < 0) return NULL;
+    if (is_int(mf)) {
+      if (bfpy_check(bf_multifab_norm1_unique_i64(mf, comp, has ? &per : NULL, &v)) < 0) return NULL;
+      return PyLong_FromLongLong(v);
+    }
+    if (bfpy_check(bf_multifab_norm1_unique(mf, comp, has ? &per : NULL, &r)) < 0) return NULL;
     return bfpy_mf_value(mf, r);
   }
   bf_intvect ng = ng_of(dim, out[1], &err);
   if (err || bfpy_mf_bool(out[2], false, &local, "local") < 0) return NULL;
   if (s == 2) return run_comps(self, mf, out[0], ng, local, bf_multifab_norm1_comps);
-  if (bfpy_to_int(out[0], &comp, "comp") < 0 || bfpy_check(bf_multifab_norm1(mf, comp, ng, local, &r)) < 0)
-    return NULL;
+  if (bfpy_to_int(out[0], &comp, "comp") < 0) return NULL;
+  if (is_int(mf)) {
+    if (bfpy_check(bf_multifab_norm1_i64(mf, comp, ng, local, &v)) < 0) return NULL;
+    return PyLong_FromLongLong(v);
+  }
+  if (bfpy_check(bf_multifab_norm1(mf, comp, ng, local, &r)) < 0) return NULL;
   return bfpy_mf_value(mf, r);
 }
 

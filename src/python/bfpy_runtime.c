@@ -294,6 +294,13 @@ static int make_parallel_descriptor(PyObject *m, int dim) {
 }
 
 /* ---- initialize / finalize ------------------------------------------------------- */
+static int check_token(PyObject *item, void *ctx, const char *what) {
+  (void)ctx;
+  if (PyUnicode_Check(item)) return 0;
+  PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what, Py_TYPE(item)->tp_name);
+  return -1;
+}
+
 static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   if ((kwnames && PyTuple_GET_SIZE(kwnames)) || nargs != 1) {
     PyErr_SetString(PyExc_TypeError, "initialize(args: list[str], /) takes exactly one positional argument");
@@ -305,7 +312,12 @@ static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t
                  Py_TYPE(list)->tp_name);
     return NULL;
   }
-  PyObject *seq = PySequence_Fast(list, "initialize() expects a list of \"key=value\" str tokens");
+  if (!PySequence_Check(list) && !Py_TYPE(list)->tp_iter) {
+    PyErr_Format(PyExc_TypeError, "initialize() expects a list of \"key=value\" str tokens, not %.100s",
+                 Py_TYPE(list)->tp_name);
+    return NULL;
+  }
+  PyObject *seq = bfpy_fast_sequence(list, INT_MAX, check_token, NULL, "initialize() token", "\"key=value\" strs");
   if (!seq) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   if (n > INT_MAX) {

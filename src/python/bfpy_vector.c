@@ -242,9 +242,30 @@ static int vec_collect(vec_object *self, PyObject *src, bf_vector *tmp) {
   if (bfpy_check(bf_vector_init(tmp, self->k->kind)) < 0) return -1;
   PyObject *it = PyObject_GetIter(src);
   if (!it) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) { /* the iterable's own error (KeyboardInterrupt...) */
+      bf_vector_free(tmp);
+      return -1;
+    }
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "%s expects a %s or an iterable of elements, not %.100s", self->k->name,
                  self->k->name, Py_TYPE(src)->tp_name);
+    bf_vector_free(tmp);
+    return -1;
+  }
+  /* A source that knows its length gets its room up front: a length no
+   * memory can hold (range(2**40)) is refused before anything is read, not
+   * after gigabytes of elements. */
+  Py_ssize_t len = PyList_Check(src) || PyTuple_Check(src) ? -1 : PyObject_Size(src);
+  if (len < 0 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      Py_DECREF(it);
+      bf_vector_free(tmp);
+      return -1;
+    }
+    PyErr_Clear(); /* no usable length */
+  }
+  if (len > 0 && bfpy_check(bf_vector_reserve(tmp, (int64_t)len)) < 0) {
+    Py_DECREF(it);
     bf_vector_free(tmp);
     return -1;
   }

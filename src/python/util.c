@@ -150,24 +150,96 @@ int bfpy_to_double(PyObject *o, double *out, const char *what) {
   return 0;
 }
 
-static PyObject *bfpy_as_fast_sequence(PyObject *o, int n, const char *what) {
-  if (PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o)) {
+static bool bfpy_is_text(PyObject *o) { return PyUnicode_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o); }
+
+PyObject *bfpy_fast_sequence(PyObject *o, Py_ssize_t max, bfpy_item_check check, void *ctx, const char *what,
+                             const char *items) {
+  if (bfpy_is_text(o) || !(PySequence_Check(o) || Py_TYPE(o)->tp_iter)) {
+    PyErr_Format(PyExc_TypeError, "%s must be an iterable of %s, not %.100s", what, items, Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  /* a known length says "too many" before anything is read */
+  Py_ssize_t len = PyList_Check(o) || PyTuple_Check(o) ? PySequence_Fast_GET_SIZE(o) : -1;
+  if (len < 0 && (Py_TYPE(o)->tp_as_sequence && Py_TYPE(o)->tp_as_sequence->sq_length)) {
+    len = PySequence_Size(o);
+    if (len < 0) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
+      PyErr_Clear(); /* no usable length: counted while reading */
+    }
+  }
+  if (len > max) {
+    PyErr_Format(PyExc_ValueError, "%s has %zd items, more than the %zd it can take", what, len, max);
+    return NULL;
+  }
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    for (Py_ssize_t i = 0; i < len; ++i)
+      if (check && check(PySequence_Fast_GET_ITEM(o, i), ctx, what) < 0) return NULL;
+    return Py_NewRef(o);
+  }
+  /* any other iterable: one item at a time, each checked before the next is
+   * read (a Box iterates over its points: its first point stops it) */
+  PyObject *it = PyObject_GetIter(o);
+  if (!it) return NULL;
+  PyObject *list = PyList_New(0), *item;
+  if (!list) {
+    Py_DECREF(it);
+    return NULL;
+  }
+  while ((item = PyIter_Next(it))) {
+    int bad = PyList_GET_SIZE(list) >= max;
+    if (bad)
+      PyErr_Format(PyExc_ValueError, "%s has more than the %zd items it can take", what, max);
+    else if ((check && check(item, ctx, what) < 0) || PyList_Append(list, item) < 0)
+      bad = 1;
+    Py_DECREF(item);
+    if (bad) break;
+  }
+  Py_DECREF(it);
+  if (PyErr_Occurred()) Py_CLEAR(list);
+  return list;
+}
+
+int bfpy_check_int_item(PyObject *item, void *ctx, const char *what) {
+  (void)ctx;
+  int v;
+  return bfpy_to_int(item, &v, what);
+}
+
+static int check_real_item(PyObject *item, void *ctx, const char *what) {
+  (void)ctx;
+  double v;
+  return bfpy_to_double(item, &v, what);
+}
+
+/* A list or tuple of exactly n numbers (ints when `ints`), read without
+ * expanding a long sequence first. */
+static PyObject *bfpy_as_fast_sequence(PyObject *o, int n, bool ints, const char *what) {
+  if (bfpy_is_text(o) || !PySequence_Check(o)) {
     PyErr_Format(PyExc_TypeError, "%s must be a sequence of %d numbers, not %.100s", what, n, Py_TYPE(o)->tp_name);
     return NULL;
   }
-  PyObject *seq = PySequence_Fast(o, what);
-  if (!seq) return NULL;
-  if (PySequence_Fast_GET_SIZE(seq) != n) {
-    PyErr_Format(PyExc_ValueError, "%s must have exactly %d components, got %zd", what, n,
-                 PySequence_Fast_GET_SIZE(seq));
-    Py_DECREF(seq);
+  Py_ssize_t len = PyList_Check(o) || PyTuple_Check(o) ? PySequence_Fast_GET_SIZE(o) : PySequence_Size(o);
+  if (len < 0) { /* no length: read at most n + 1 items */
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
+    PyErr_Clear();
+  }
+  if (len >= 0 && len != n) {
+    PyErr_Format(PyExc_ValueError, "%s must have exactly %d components, got %zd", what, n, len);
     return NULL;
+  }
+  PyObject *seq = bfpy_fast_sequence(o, (Py_ssize_t)n + 1, ints ? bfpy_check_int_item : check_real_item, NULL, what,
+                                     "numbers");
+  if (seq && PySequence_Fast_GET_SIZE(seq) != n) {
+    PyErr_Format(PyExc_ValueError, "%s must have exactly %d components, got %s%zd", what, n,
+                 PySequence_Fast_GET_SIZE(seq) > n ? "more than " : "",
+                 PySequence_Fast_GET_SIZE(seq) > n ? (Py_ssize_t)n : PySequence_Fast_GET_SIZE(seq));
+    Py_CLEAR(seq);
   }
   return seq;
 }
 
 int bfpy_to_int_array(PyObject *o, int n, int *out, const char *what) {
-  PyObject *seq = bfpy_as_fast_sequence(o, n, what);
+  PyObject *seq = bfpy_as_fast_sequence(o, n, true, what);
   if (!seq) return -1;
   for (int i = 0; i < n; ++i)
     if (bfpy_to_int(PySequence_Fast_GET_ITEM(seq, i), &out[i], what) < 0) {
@@ -179,7 +251,7 @@ int bfpy_to_int_array(PyObject *o, int n, int *out, const char *what) {
 }
 
 int bfpy_to_double_array(PyObject *o, int n, double *out, const char *what) {
-  PyObject *seq = bfpy_as_fast_sequence(o, n, what);
+  PyObject *seq = bfpy_as_fast_sequence(o, n, false, what);
   if (!seq) return -1;
   for (int i = 0; i < n; ++i)
     if (bfpy_to_double(PySequence_Fast_GET_ITEM(seq, i), &out[i], what) < 0) {

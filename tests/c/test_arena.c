@@ -100,7 +100,17 @@ static void test_fabs(void) {
   BFT_FAILS(bf_fab_offset(f, q, 0, &off), BF_ERROR_INDEX);
   BFT_FAILS(bf_fab_offset(f, p, 2, &off), BF_ERROR_INDEX);
   bf_box small = mkbox(3, 0, 0, 0, 1, 1, 1, 0);
-  BFT_CHECK(bf_fab_n_bytes_box(f, &small, 3) == 8 * 3 * sizeof(double));
+  size_t nb = 0;
+  BFT_OK(bf_fab_n_bytes_box(f, &small, 3, &nb));
+  BFT_CHECK(nb == 8 * 3 * sizeof(double));
+  /* 2^61 points * 8 bytes = 2^64: an overflow, never a wrapped 0 */
+  bf_box huge = mkbox(3, 0, 0, 0, (1 << 21) - 1, (1 << 20) - 1, (1 << 20) - 1, 0);
+  BFT_FAILS(bf_fab_n_bytes_box(f, &huge, 1, &nb), BF_ERROR_OVERFLOW);
+  BFT_FAILS(bf_fab_n_bytes_box(f, &small, -1, &nb), BF_ERROR_VALUE);
+  BFT_OK(bf_fab_n_bytes_box(f, &small, 0, &nb));
+  BFT_CHECK(nb == 0);
+  bf_fab *none = NULL;
+  BFT_FAILS(bf_fab_create(&huge, 1, BF_DTYPE_DOUBLE, NULL, &none), BF_ERROR_OVERFLOW);
   /* a view of the buffer survives resize and clear */
   bf_buffer *view = bf_buffer_retain(bf_fab_buffer(f));
   ((double *)bf_fab_data(f))[0] = 3.5;

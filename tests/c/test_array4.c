@@ -59,6 +59,21 @@ static void test_bad_views_rejected(void) {
   BFT_FAILS(bf_array4_init(&a, &x, 42, lo, hi2, 1), BF_ERROR_VALUE);
   BFT_FAILS(bf_array4_init(&a, NULL, BF_DTYPE_DOUBLE, lo, hi2, 1), BF_ERROR_VALUE);
   BFT_OK(bf_array4_init(&a, NULL, BF_DTYPE_DOUBLE, lo, hi2, 0)); /* empty: no data needed */
+  /* counts and spans that do not fit in 64 bits (an imported (2**40, 2**40) had size 0) */
+  bf_array4 h = bf_array4_empty(BF_DTYPE_DOUBLE);
+  h.p = &x, h.ncomp = 1, h.end[0] = h.end[1] = (int64_t)1 << 40, h.end[2] = 1;
+  h.istride = 1, h.jstride = (int64_t)1 << 40;
+  BFT_FAILS(bf_array4_check(&h), BF_ERROR_OVERFLOW);
+  h.end[1] = (int64_t)1 << 20, h.jstride = (int64_t)1 << 40; /* 2^60 elements but 2^63 bytes */
+  BFT_FAILS(bf_array4_check(&h), BF_ERROR_OVERFLOW);
+  h.end[0] = h.end[1] = 2, h.jstride = INT64_MAX / 4; /* few elements, a stride reaching past 2^63 bytes */
+  BFT_FAILS(bf_array4_check(&h), BF_ERROR_OVERFLOW);
+  h.jstride = INT64_MIN;
+  BFT_FAILS(bf_array4_check(&h), BF_ERROR_OVERFLOW);
+  h.jstride = -2;
+  BFT_OK(bf_array4_check(&h));
+  h.begin[0] = INT64_MIN, h.end[0] = INT64_MAX;
+  BFT_FAILS(bf_array4_check(&h), BF_ERROR_OVERFLOW);
   bf_array4 e = bf_array4_empty(BF_DTYPE_FLOAT);
   BFT_OK(bf_array4_check(&e));
   BFT_CHECK(bf_array4_size(&e) == 0);

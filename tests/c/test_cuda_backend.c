@@ -178,7 +178,11 @@ static void compare_reductions(bf_boxarray *ba, int dtype, int kind) {
   int dim = bf_boxarray_dim(ba);
   pair a = make_pair(ba, 2, 1, dtype, kind, 1), b = make_pair(ba, 2, 1, dtype, kind, 2);
   bf_box region = mkbox(dim, 2, 1, 3, 9, 12, 7, bf_multifab_ixtype(a.h));
-  bf_periodicity per = {dim, {16, 16, 16}};
+  /* periodic over the data's bounding box (a period must fit the data) */
+  bf_box all;
+  bf_boxarray_minimal_box(ba, &all);
+  bf_periodicity per = {dim, {0, 0, 0}};
+  for (int d = 0; d < dim; ++d) per.period[d] = (int)bf_box_length(&all, d) - (int)(all.type >> d & 1u);
   for (int comp = 0; comp < 2; ++comp)
     for (int ng = 0; ng < 2; ++ng) {
       bf_intvect g = iv3(dim, ng, ng, ng);

@@ -130,6 +130,20 @@ static void test_fill_boundary_errors_and_cache(void) {
   }
   BFT_CHECK(bf_plan_cache_size() == BF_PLAN_CACHE_SIZE);
   bf_plan_cache_clear();
+  /* a period the data spans more than twice is refused, by every exchange and unique reduction
+   * (period 1 built ~(2N)^3 shifts per ghost region before); two periods are still served */
+  bf_periodicity tiny = {3, {1, 1, 1}}, half = {3, {N / 2, 0, 0}}, third = {3, {N / 3, 0, 0}};
+  double r;
+  BFT_FAILS(bf_multifab_fill_boundary(big, 0, 1, g1, &tiny, false), BF_ERROR_VALUE);
+  BFT_FAILS(bf_multifab_fill_boundary(big, 0, 1, g1, &third, true), BF_ERROR_VALUE);
+  BFT_FAILS(bf_multifab_sum_boundary(big, 0, 1, g1, iv3(3, 0, 0, 0), &tiny), BF_ERROR_VALUE);
+  BFT_FAILS(bf_multifab_parallel_copy(big, mf, 0, 0, 1, g1, g1, &tiny), BF_ERROR_VALUE);
+  BFT_FAILS(bf_multifab_override_sync(big, 0, 1, &tiny), BF_ERROR_VALUE);
+  BFT_FAILS(bf_multifab_average_sync(big, 0, 1, &tiny), BF_ERROR_VALUE);
+  BFT_FAILS(bf_multifab_sum_unique(big, NULL, 0, false, &tiny, &r), BF_ERROR_VALUE);
+  BFT_FAILS(bf_multifab_norm2(big, 0, &tiny, &r), BF_ERROR_VALUE);
+  BFT_CHECK(bf_plan_cache_size() == 0);
+  BFT_OK(bf_multifab_fill_boundary(big, 0, 1, g1, &half, false));
   bf_multifab_destroy(&big);
   bf_multifab_destroy(&mf), bf_multifab_destroy(&mf2), bf_boxarray_destroy(&ba);
 }

@@ -1,5 +1,7 @@
 /* MultiFab: creation, layout, element-wise operations against reference
  * loops, errors, lifetime. */
+#include <limits.h>
+
 #include "mftest.h"
 
 enum { U_SET, U_ABS, U_PLUS, U_MULT, U_INVERT, U_NEGATE, U_N };
@@ -228,8 +230,72 @@ static void test_argument_errors(void) {
   int comps[2] = {0, 5};
   double out[2];
   BFT_FAILS(bf_multifab_norm2_comps(a, 2, comps, out), BF_ERROR_INDEX);
+  /* component ranges near INT_MAX must not wrap (scomp + ncomp overflowed: SIGSEGV in memcpy) */
+  BFT_FAILS(bf_multifab_memcpy(a, a, INT_MAX, 0, 1), BF_ERROR_INDEX);
+  BFT_FAILS(bf_multifab_memcpy(a, a, 0, INT_MAX, 1), BF_ERROR_INDEX);
+  BFT_FAILS(bf_multifab_memcpy(a, a, 1, 0, INT_MAX), BF_ERROR_INDEX);
+  BFT_FAILS(bf_multifab_memcpy(a, a, 0, 0, -1), BF_ERROR_INDEX);
+  BFT_FAILS(bf_multifab_add(a, a, 1, 0, INT_MAX, g0), BF_ERROR_INDEX);
+  BFT_FAILS(bf_multifab_swap(a, a, 0, INT_MAX, 1, g0), BF_ERROR_INDEX);
+  /* a copy onto itself checks its arguments as any copy */
+  BFT_FAILS(bf_multifab_copy(a, a, 99, 99, 5, g0), BF_ERROR_INDEX);
+  BFT_FAILS(bf_multifab_copy(a, a, -1, -1, 1, g0), BF_ERROR_INDEX);
+  BFT_FAILS(bf_multifab_copy(a, a, 0, 0, 1, g2), BF_ERROR_INDEX);
+  BFT_OK(bf_multifab_copy(a, a, 1, 1, 1, iv3(2, 1, 1, 0)));
+  /* int data: the scalar must convert to int (C truncation; nan or out of range is undefined) */
+  BFT_FAILS(bf_multifab_set_val_all(i, NAN), BF_ERROR_VALUE);
+  BFT_FAILS(bf_multifab_set_val_all(i, 2147483648.0), BF_ERROR_OVERFLOW);
+  BFT_FAILS(bf_multifab_set_val_all(i, -INFINITY), BF_ERROR_OVERFLOW);
+  BFT_FAILS(bf_multifab_plus_scalar(i, 1e20, NULL, 0, 1, g0), BF_ERROR_OVERFLOW);
+  BFT_FAILS(bf_multifab_mult_scalar(i, NAN, NULL, 0, 1, g0), BF_ERROR_VALUE);
+  BFT_OK(bf_multifab_set_val_all(i, -2147483648.0));
+  /* exact int sums (the double form rounds beyond 2^53; here they are small and equal) */
+  int64_t isum = 0;
+  double dsum = 0;
+  BFT_OK(bf_multifab_set_val_all(i, 3.0));
+  BFT_OK(bf_multifab_sum_i64(i, NULL, 1, false, &isum));
+  BFT_OK(bf_multifab_sum(i, NULL, 1, false, &dsum));
+  BFT_CHECK(isum == 3 * 16 * 16 && dsum == (double)isum);
+  BFT_OK(bf_multifab_norm1_i64(i, 0, g0, false, &isum));
+  BFT_CHECK(isum == 3 * 16 * 16);
+  BFT_FAILS(bf_multifab_sum_i64(a, NULL, 0, false, &isum), BF_ERROR_TYPE);
+  BFT_OK(bf_multifab_set_val_all(a, NAN)); /* double data: any value */
   bf_multifab_destroy(&a), bf_multifab_destroy(&b), bf_multifab_destroy(&c), bf_multifab_destroy(&i);
   bf_boxarray_destroy(&ba), bf_boxarray_destroy(&ba2), bf_boxarray_destroy(&ba3);
+}
+
+/* Creation refuses what would wrap or belong to nobody. */
+static void test_create_limits(void) {
+  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_boxarray *ba = NULL;
+  BFT_OK(bf_boxarray_create_box(&dom, &ba));
+  bf_distmap *dm = dm_for(ba), *far = NULL;
+  bf_multifab *m = NULL;
+  /* ghost-grown boxes leave int */
+  BFT_FAILS(bf_multifab_create(ba, dm, 1, iv3(3, INT_MAX, 0, 0), BF_DTYPE_DOUBLE, NULL, false, &m),
+            BF_ERROR_OVERFLOW);
+  BFT_FAILS(bf_multifab_create(ba, dm, 1, iv3(3, 0, 0, INT_MAX - 6), BF_DTYPE_INT, NULL, false, &m),
+            BF_ERROR_OVERFLOW);
+  /* bytes beyond 2^63 (2^31 cells per side), with or without allocation */
+  BFT_FAILS(bf_multifab_create(ba, dm, 1, iv3(3, 1 << 30, 1 << 30, 1 << 30), BF_DTYPE_DOUBLE, NULL, false, &m),
+            BF_ERROR_OVERFLOW);
+  /* a box on a rank that does not exist */
+  int rank = bf_parallel_nprocs();
+  BFT_OK(bf_distmap_create_from_pmap(1, &rank, &far));
+  BFT_FAILS(bf_multifab_create(ba, far, 1, iv3(3, 0, 0, 0), BF_DTYPE_DOUBLE, NULL, true, &m), BF_ERROR_VALUE);
+  BFT_CHECK(m == NULL);
+  bf_distmap_destroy(&far);
+  /* two boxes of 2^60 cells: 2^64 bytes in all (the sum wrapped to a 64-byte buffer) */
+  bf_box two[2] = {mkbox(3, 0, 0, 0, (1 << 20) - 1, (1 << 20) - 1, (1 << 20) - 1, 0),
+                   mkbox(3, 1 << 20, 0, 0, (1 << 21) - 1, (1 << 20) - 1, (1 << 20) - 1, 0)};
+  bf_boxarray *big = NULL;
+  BFT_OK(bf_boxarray_create_from_boxes(3, 2, two, &big));
+  bf_distmap *dm2 = dm_for(big);
+  BFT_FAILS(bf_multifab_create(big, dm2, 1, iv3(3, 0, 0, 0), BF_DTYPE_DOUBLE, NULL, true, &m), BF_ERROR_OVERFLOW);
+  bf_distmap_destroy(&dm2);
+  bf_boxarray_destroy(&big);
+  bf_distmap_destroy(&dm);
+  bf_boxarray_destroy(&ba);
 }
 
 static void test_clone_copies_ghosts(void) {
@@ -290,6 +356,7 @@ int main(void) {
   BFT_RUN(test_unary_ops);
   BFT_RUN(test_binary_ops);
   BFT_RUN(test_argument_errors);
+  BFT_RUN(test_create_limits);
   BFT_RUN(test_clone_copies_ghosts);
   BFT_RUN(test_use_after_finalize);
   bf_runtime_finalize();

@@ -112,6 +112,12 @@ static void test_tile_boxes(void) {
   BFT_CHECK(bf_box_equal(&v, &bx) && f.lo[0] == -2 && f.hi[2] == 17);
   BFT_CHECK(bf_mfiter_index(it) == 0 && bf_mfiter_position(it) == 1);
   BFT_FAILS(bf_mfiter_nodaltilebox(it, 3, &n), BF_ERROR_INDEX);
+  BFT_FAILS(bf_mfiter_nodaltilebox(it, -7, &n), BF_ERROR_INDEX); /* only -1 means "all" */
+  BFT_FAILS(bf_mfiter_grownnodaltilebox(it, -2, &one, &gn), BF_ERROR_INDEX);
+  bf_intvect huge = iv3(3, 2147483647, 0, 0), neg = iv3(3, 0, 0, -2147483647 - 1);
+  BFT_FAILS(bf_mfiter_growntilebox(it, &huge, &g), BF_ERROR_OVERFLOW); /* wrapped to a box near -2^31 */
+  BFT_FAILS(bf_mfiter_grownnodaltilebox(it, 0, &huge, &g), BF_ERROR_OVERFLOW);
+  BFT_FAILS(bf_mfiter_growntilebox(it, &neg, &g), BF_ERROR_OVERFLOW);
   bf_intvect bad2 = iv3(2, 1, 1, 0);
   BFT_FAILS(bf_mfiter_growntilebox(it, &bad2, &g), BF_ERROR_TYPE);
   bf_mfiter_rewind(it);

@@ -210,11 +210,19 @@ def test_repr_mentions_bounds(amr):
     assert r.startswith("Array4_int(") and "ubound=(3, 2, 1)" in r and "ncomp=1" in r
 
 
-def test_reinit_while_exported_raises(amr):
+def test_reinit_of_a_view_raises(amr):
+    # An Array4 that views memory is fixed: DLPack capsules and __array_interface__ consumers
+    # hold the Array4, not its owner, so re-pointing it would free memory they read (issue 9;
+    # test_crash.py runs the use-after-free scenarios).  Before, re-init was allowed once no
+    # buffer export was alive.
     a = amr.Array4_double(np.zeros(3))
     m = memoryview(a)
-    with pytest.raises(BufferError):
+    with pytest.raises(RuntimeError, match="cannot be re-initialized"):
         a.__init__(np.zeros(4))
     m.release()
-    a.__init__(np.zeros(4))
-    assert a.size == 4
+    with pytest.raises(RuntimeError, match="cannot be re-initialized"):
+        a.__init__(np.zeros(4))
+    assert a.size == 3
+    e = amr.Array4_double()  # an empty Array4 views nothing: it may be initialized later
+    e.__init__(np.zeros(4))
+    assert e.size == 4
