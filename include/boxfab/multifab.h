@@ -249,9 +249,11 @@ BF_EXPORT int bf_multifab_contains_inf(const bf_multifab *mf, int scomp, int nco
 
 /** Fill the ghost cells (nghost layers, each <= ngrow) of comps [scomp,
  *  scomp+ncomp) from the valid cells of the other boxes, and across periodic
- *  boundaries (period NULL = none).  cross = true fills only the ghost cells
- *  beside a face (no edges / corners).  Ghost cells no box covers stay as they
- *  were.  Copy plans are cached per (BoxArray, DistributionMapping, nghost,
+ *  boundaries (period NULL = none).  cross = true, as in AMReX, leaves out
+ *  edges and corners only from copies between processes (AMReX's
+ *  define_fb_metadata filters its send/receive tags, not its local copies):
+ *  on one process it fills what cross = false fills.  Ghost cells no box
+ *  covers stay as they were.  Copy plans are cached per (BoxArray, DistributionMapping, nghost,
  *  period, cross). */
 BF_EXPORT int bf_multifab_fill_boundary(bf_multifab *mf, int scomp, int ncomp, bf_intvect nghost,
                                         const bf_periodicity *period, bool cross);

@@ -374,19 +374,15 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
     case BF_PLAN_FILL_BOUNDARY: {
       bf_box pieces[2 * BF_SPACEDIM_MAX];
       int np = 0;
-      if (k->cross) {
-        for (int d = 0; d < dim; ++d) {
-          if (k->dst_ng[d] == 0) continue;
-          bf_box lo = *v, hi = *v;
-          lo.hi[d] = v->lo[d] - 1, lo.lo[d] = v->lo[d] - k->dst_ng[d];
-          hi.lo[d] = v->hi[d] + 1, hi.hi[d] = v->hi[d] + k->dst_ng[d];
-          pieces[np++] = lo, pieces[np++] = hi;
-        }
-      } else {
-        bf_box g = *v;
-        (void)bf_box_grow(&g, k->dst_ng);
-        np = bf_box_equal(&g, v) ? 0 : box_diff(&g, v, pieces);
-      }
+      /* Every ghost point, also with cross = true: AMReX's define_fb_metadata
+       * (AMReX_FabArrayBase.cpp) drops the corner pieces of a cross exchange
+       * from the send/receive tags between processes only, never from the
+       * local copy tags, so on one process FillBoundary(cross=true) fills the
+       * corners too.  k->cross stays in the key for the copies between
+       * processes. */
+      bf_box g = *v;
+      (void)bf_box_grow(&g, k->dst_ng);
+      np = bf_box_equal(&g, v) ? 0 : box_diff(&g, v, pieces);
       /* AMReX FabArrayBase::FB: shifts of Periodicity::shiftIntVect(ng), in its tag order */
       if (np) err = add_items_fb(&iv, k, di, gi, v, pieces, np, fb_shifts, fb_ns, rank, sg, &ql);
       break;

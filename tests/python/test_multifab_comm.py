@@ -83,19 +83,22 @@ def test_fill_boundary_periodic_vs_np_pad(amr, form):
             np.testing.assert_array_equal(v[..., c], expected)
 
 
-def test_fill_boundary_cross_skips_corners(amr):
+def test_fill_boundary_cross_fills_local_corners_as_amrex(amr):
+    """cross=True on one process fills the corners too: AMReX drops the corner pieces of a
+    cross exchange only from the messages between processes (AMReX_FabArrayBase.cpp,
+    define_fb_metadata: the send/receive tags), never from the local copy tags."""
     d = dim_of(amr)
     rng = np.random.default_rng(3)
     mf, dom = make_mf(amr, ncomp=1, ngrow=1)
     fill_random(mf, rng)
     ref = padded_global(mf, dom, 1)
-    before = [v.copy() for *_, v in fabs(mf)]
     mf.fill_boundary(per(amr), True)
-    for (vlo, vhi, flo, fhi, v), b in zip(fabs(mf), before):
+    corners = 0
+    for (vlo, vhi, flo, fhi, v) in fabs(mf):
         sl = fab_in_global(v, flo, fhi, [-1] * d, d)
-        kind = ghost_kind(flo, fhi, vlo, vhi, d)
-        expected = np.where(kind <= 1, ref[sl][..., 0], b[..., 0])
-        np.testing.assert_array_equal(v[..., 0], expected)
+        corners += int((ghost_kind(flo, fhi, vlo, vhi, d) > 1).sum())
+        np.testing.assert_array_equal(v[..., 0], ref[sl][..., 0])
+    assert corners > 0 or d == 1
 
 
 @pytest.mark.parametrize("form", range(3))
