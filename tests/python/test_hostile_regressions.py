@@ -31,3 +31,16 @@ def test_xdim3_refused_value_leaves_the_component(amr):
     assert x.z == 5.0 and type(x.z) is float
     with pytest.raises(AttributeError, match="cannot delete"):
         del x.x
+
+
+def test_mfitinfo_refused_values_leave_the_attributes(amr):
+    info = amr.MFItInfo()
+    before = repr(info)
+    for bad in (0, -1, -2**31):
+        with pytest.raises(ValueError, match="num_streams must be >= 1"):
+            info.num_streams = bad
+    with pytest.raises(ValueError, match="tile sizes must be >= 1"):
+        info.tilesize = [-1] * amr.Config.spacedim
+    assert repr(info) == before
+    info.num_streams = 3
+    assert info.num_streams == 3
