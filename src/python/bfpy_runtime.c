@@ -300,7 +300,9 @@ static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t
     return NULL;
   }
   PyObject *list = args[0];
-  if (PyUnicode_Check(list) || PyBytes_Check(list)) {
+  /* A sequence, as pyAMReX's list[str] argument: an iterable without len() (a Box iterates its
+   * points) would be materialized first and run away with the memory of a large one. */
+  if (PyUnicode_Check(list) || PyBytes_Check(list) || !PySequence_Check(list)) {
     PyErr_Format(PyExc_TypeError, "initialize() expects a list of \"key=value\" str tokens, not %.100s",
                  Py_TYPE(list)->tp_name);
     return NULL;

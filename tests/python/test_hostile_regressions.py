@@ -102,3 +102,12 @@ def test_vector_refuses_a_huge_iterable_at_once():
         print("OK")
     """)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+
+
+def test_initialize_takes_a_sequence(amr):
+    # pyAMReX's list[str] argument takes sequences only; an iterable without len() (a Box iterates
+    # its points: 2**60 of them here) was materialized first and ran away with the memory
+    big = amr.Box(amr.IntVect(0), amr.IntVect(2**20 - 1))
+    for bad in (big, iter(["a=1"]), (s for s in ["a=1"])):
+        with pytest.raises(TypeError, match="expects a list"):
+            amr.initialize(bad)
