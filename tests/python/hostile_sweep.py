@@ -42,8 +42,8 @@ Findings (kinds):
   accepted    an int parameter took a value C int cannot hold (or a float,
               NaN, None, a str) and the call returned: a silent wrong value
   readback    a property set to an int reads back another value
+  leak        the address space stayed LEAK_BYTES larger after the call and its objects were gone
 """
-import gc
 import json
 import mmap
 import os
@@ -57,7 +57,7 @@ import time
 import numpy as np
 
 from hostile_tables import (ARRAY4_DTYPES, BINARY_DUNDERS, CHANGE_ALLOWED, EXTRA_ALLOWED, F, HostileError,  # noqa: F401 (re-exported)
-                            K, KNOWN, NOT_A_FLOAT, NOT_AN_INT, NOT_RUN, SELF_KEY, UNARY_DUNDERS, UNIT_SELF,
+                            K, KNOWN, ALT_SELF, ALT_SELF_HOSTILE, ELEMENT_HOSTILE, NOT_A_FLOAT, NOT_AN_INT, NOT_RUN, SELF_KEY, UNARY_DUNDERS, UNIT_SELF,
                             VALID_BY_NAME, VALID_BY_TYPE, Vocab, _Mock, hand_forms, hostile_values, int_range,
                             known_issue, RaisingNumber)
 
@@ -71,6 +71,7 @@ CALL_TIMEOUT = 5.0      # seconds without progress: the child is killed
 SLOW = 2.0              # seconds: a call this slow is a finding
 RUNAWAY_SECONDS = 0.5   # a MemoryError after this long, or any call that grows the peak memory
 RUNAWAY_BYTES = 128 << 20   # by this much, is runaway growth (not an allocation refused up front)
+LEAK_BYTES = 100 << 20  # address space a call may leave behind (glibc reserves heaps of 64 MiB)
 AS_HEADROOM = 1 << 30   # address space the child may add after its imports (the sweep's own
                         # objects need a few MiB: runaway growth ends in MemoryError within a second)
 MEMBER_OF_OBJECT = set(dir(object))
@@ -381,6 +382,12 @@ class Child:
         self.V = Vocab(self.amr, dim, others)
         self.H = hostile_values(dim, self.V)
         self.canon = {}
+        self.statm = os.open("/proc/self/statm", os.O_RDONLY)
+        self.page = os.sysconf("SC_PAGE_SIZE")
+
+    def vmsize(self):
+        """The process's address space in bytes (first field of /proc/self/statm, in pages)."""
+        return int(os.pread(self.statm, 64, 0).split()[0]) * self.page
 
     def emit(self, rec):
         os.write(self.out_fd, (json.dumps(rec) + "\n").encode())
@@ -414,26 +421,41 @@ class Child:
             self.canon[key] = state(obj)
         return self.canon[key]
 
-    def call_once(self, unit, form, pos, hv):
-        """Run one call.  pos: None (baseline), int (positional index), str (keyword) or 'extra'."""
+    def call_once(self, unit, form, pos, hv, self_key=None):
+        """Run one call.  pos: None (baseline), int (positional index), str (keyword), "extra"
+        (one argument too many) or (position, element) for an element of a tuple or list argument.
+        self_key: another self than the unit's (ALT_SELF)."""
         r = Out()
         args_spec, kw_spec = form
+        alt_self = self_key is not None
         selfobj = None
         if unit.kind in ("get", "set", "del") or (unit.kind == "call" and not unit.static
                                                   and unit.owner != "module"):
-            selfobj = self.V.make(UNIT_SELF.get(unit.name, unit.self_key))
+            self_key = self_key or UNIT_SELF.get(unit.name, unit.self_key)
+            selfobj = self.V.make(self_key)
         r.selfobj = selfobj
         tracked = []   # (label, object, canonical-state key) of valid objects to compare afterwards
-        if selfobj is not None and unit.self_key not in ("amrex_new", "amrex"):
-            tracked.append(("self", selfobj, unit.self_key))
+        if selfobj is not None and self_key not in ("amrex_new", "amrex"):
+            tracked.append(("self", selfobj, self_key))
+        where, elem = pos if isinstance(pos, tuple) else (pos, None)
+
+        def put(s, label):
+            """The argument for spec s: the hostile value, or s made, or s with one element hostile."""
+            if elem is not None:
+                v = list(self.build(s, unit, selfobj))
+                r.valid = v[elem]
+                v[elem] = hv
+                return type(s)(v)
+            if isinstance(s, K) and s.key in ("CURRENT", "ELEM"):
+                r.valid = self.build(s, unit, selfobj)
+            else:
+                r.valid = s
+            return hv
+
         args = []
         for i, s in enumerate(args_spec):
-            if pos == i:
-                if isinstance(s, K) and s.key in ("CURRENT", "ELEM"):
-                    r.valid = self.build(s, unit, selfobj)
-                else:
-                    r.valid = s
-                args.append(hv)
+            if where == i:
+                args.append(put(s, i))
             else:
                 o = self.build(s, unit, selfobj)
                 args.append(o)
@@ -441,13 +463,14 @@ class Child:
                     tracked.append((f"arg {i}", o, (s.key, unit.owner)))
         kwargs = {}
         for k, s in kw_spec.items():
-            if pos == k:
-                r.valid = s
-            kwargs[k] = hv if pos == k else self.build(s, unit, selfobj)
+            kwargs[k] = put(s, k) if where == k else self.build(s, unit, selfobj)
         if pos == "extra":
             args.append(hv)
         r.args, r.kwargs, r.tracked = args, kwargs, tracked
-        r.before = {lbl: self.canonical(key, o) for (lbl, o, key) in tracked}
+        # the state before the call: the canonical one of a valid object made the usual way, taken
+        # afresh for other selves (Geometry() depends on the defaults ResetDefault* changed)
+        r.before = {lbl: state(o) if lbl == "self" and alt_self else self.canonical(key, o)
+                    for (lbl, o, key) in tracked}
         if unit.kind == "ctor":
             fn = unit.cls
         elif unit.kind == "call":
@@ -468,8 +491,8 @@ class Child:
         t0 = time.perf_counter()
         try:
             r.result = fn(*args, **kwargs)
-        except BaseException as e:  # judged below
-            r.exc = e
+        except BaseException as e:  # judged below; without its traceback, which would keep this
+            r.exc = e.with_traceback(None)   # frame (and r) alive in a cycle
         r.dt = time.perf_counter() - t0
         r.grew = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) * 1024
         return r
@@ -564,46 +587,71 @@ class Child:
             working = 0
             excs = {}
             t_unit = time.perf_counter()
+            hostile = dict(self.H)
+            plans = []   # (form, self key or None, [(pos, hostile id, factory)])
             for form in unit.forms:
                 plan = [(None, None, None)]
                 positions = list(range(len(form[0]))) + list(form[1].keys())
                 for p in positions:
                     for hid, hf in self.H:
                         plan.append((p, hid, hf))
+                    spec = form[0][p] if isinstance(p, int) else form[1][p]
+                    if isinstance(spec, (tuple, list)) and 0 < len(spec) <= 4 and \
+                            all(type(x) in (int, float, slice) for x in spec):
+                        for e in range(len(spec)):
+                            for hid in ELEMENT_HOSTILE:
+                                plan.append(((p, e), hid, hostile[hid]))
                 if unit.kind in ("call", "ctor"):
                     plan.append(("extra", "0", lambda: 0))
+                plans.append((form, None, plan))
+            if unit.kind != "ctor" and not unit.static and unit.owner != "module":
+                for alt in ALT_SELF.get(unit.owner, []) + [
+                        unit.owner + s for s in ("_empty", "_comp") if unit.owner.startswith("Array4_")] + [
+                        unit.self_key + "_empty" for _ in [0] if unit.owner.startswith("Vector_")]:
+                    for form in unit.forms:
+                        plan = [(None, "self=" + alt, None)]
+                        for p in list(range(len(form[0]))) + list(form[1].keys()):
+                            plan += [(p, hid, hostile[hid]) for hid in ALT_SELF_HOSTILE]
+                        plans.append((form, alt, plan))
+            for form, alt, plan in plans:
                 form_ok, read_only = True, False
                 for (p, hid, hf) in plan:
                     key = (ui, ci)
                     ci += 1
+                    # labels in the records: an element position as "0[2]", the hostile value with
+                    # the self it met when that is not the usual one
+                    plabel = f"{p[0]}[{p[1]}]" if isinstance(p, tuple) else p
+                    vlabel = hid if alt is None or hid is None or hid.startswith("self=") else \
+                        f"{hid} (self={alt})"
                     if key in skips:
                         kind = skips[key]
                         self.emit({"t": "find", "unit": unit.name, "owner": unit.owner, "kind": kind,
-                                   "form": repr(form), "pos": p, "value": hid,
+                                   "form": repr(form), "pos": plabel, "value": vlabel,
                                    "msg": "the child died in this call" if kind == "crash"
                                    else "no return within the time limit"})
                         if p is None:
                             form_ok = False
                         continue
-                    if p is not None and not form_ok and not unit.hand and len(unit.forms) > 1:
+                    if p is not None and not form_ok and not unit.hand and len(unit.forms) > 1 and alt is None:
                         continue   # a docstring form that does not work: skip its hostile calls
                     if p is not None and read_only and hid not in ("0", "None", "'x'"):
                         continue   # setting a read-only attribute: AttributeError whatever the value
                     if p is not None and any(re.search(a, unit.name) and re.search(b, hid) for a, b, _ in NOT_RUN):
                         continue
-                    slow = [kd for kd in ("timeout", "runaway", "slow") if known_issue(unit.name, hid, kd, p)]
+                    slow = [kd for kd in ("timeout", "runaway", "slow") if known_issue(unit.name, vlabel, kd, plabel)]
                     if slow:   # a known hang or runaway costs seconds: not run until it is fixed
                         for kd in slow:
                             self.emit({"t": "find", "unit": unit.name, "owner": unit.owner, "kind": kd,
-                                       "form": repr(form), "pos": p, "value": hid,
-                                       "msg": "not run: " + known_issue(unit.name, hid, kd, p)})
+                                       "form": repr(form), "pos": plabel, "value": vlabel,
+                                       "msg": "not run: " + known_issue(unit.name, vlabel, kd, plabel)})
                         continue
                     self.mark(ui, ci - 1)
+                    vm0 = self.vmsize()
                     hv = hf() if hf is not None else None
                     try:
-                        r = self.call_once(unit, form, p, hv)
+                        r = self.call_once(unit, form, p, hv, alt)
                     except Exception as e:   # a valid argument could not be made
-                        if p is None:
+                        if p is None and alt is None:
                             form_ok = False
                             self.emit({"t": "baseline", "unit": unit.name, "owner": unit.owner,
                                        "form": repr(form), "hand": unit.hand,
@@ -615,19 +663,26 @@ class Child:
                     if p is None:
                         form_ok = r.exc is None
                         read_only = unit.kind == "set" and type(r.exc) is AttributeError
-                        working += form_ok
-                        if not form_ok:
+                        if alt is None:
+                            working += form_ok
+                        if not form_ok and alt is None:
                             self.emit({"t": "baseline", "unit": unit.name, "owner": unit.owner,
                                        "form": repr(form), "hand": unit.hand,
                                        "msg": f"{type(r.exc).__name__}: {str(r.exc)[:200]}"})
                     for kind, msg in self.judge(unit, form, p, hid, hv, r, read_only):
                         self.emit({"t": "find", "unit": unit.name, "owner": unit.owner, "kind": kind,
-                                   "form": repr(form), "pos": p, "value": hid, "msg": msg})
+                                   "form": repr(form), "pos": plabel, "value": vlabel, "msg": msg})
                     self.post(unit, r)
                     del r, hv
+                    grown = self.vmsize() - vm0
+                    if grown > LEAK_BYTES:   # the call's objects are gone: what stays is a leak
+                        self.emit({"t": "find", "unit": unit.name, "owner": unit.owner, "kind": "leak",
+                                   "form": repr(form), "pos": plabel, "value": vlabel,
+                                   "msg": f"the address space grew by {grown >> 20} MiB and stayed"})
             self.emit({"t": "unit", "unit": unit.name, "owner": unit.owner, "calls": ci,
                        "forms": len(unit.forms), "working": working, "hand": unit.hand,
-                       "seconds": round(time.perf_counter() - t_unit, 4), "exceptions": excs})
+                       "seconds": round(time.perf_counter() - t_unit, 4), "exceptions": excs,
+                       "vm": self.vmsize() >> 20})
             totals["units"] += 1
         self.emit({"t": "done", **totals})
 
@@ -651,7 +706,6 @@ def child_main(argv):
     resource.setrlimit(resource.RLIMIT_AS, (vm + AS_HEADROOM, resource.RLIM_INFINITY))
     units = discover(child.amr, dim)
     child.emit({"t": "plan", "units": len(units)})
-    gc.disable()   # reference counting frees the per-call objects; no collector pauses in timings
     child.run(units, start_unit, skips)
 
 
