@@ -543,15 +543,12 @@ static int mfit_set_bool(PyObject *self, PyObject *v, void *c) {
   return bfpy_fab_to_bool(v, (bool *)((char *)self + (size_t)c), "MFItInfo attribute");
 }
 
-/* *out is written only when v is valid: a refused value leaves the attribute as it was. */
 static int check_num_streams(PyObject *v, int *out) {
-  int n;
-  if (bfpy_to_int(v, &n, "MFItInfo num_streams") < 0) return -1;
-  if (n < 1) {
-    PyErr_Format(PyExc_ValueError, "MFItInfo num_streams must be >= 1, got %d", n);
+  if (bfpy_to_int(v, out, "MFItInfo num_streams") < 0) return -1;
+  if (*out < 1) {
+    PyErr_Format(PyExc_ValueError, "MFItInfo num_streams must be >= 1, got %d", *out);
     return -1;
   }
-  *out = n;
   return 0;
 }
 
@@ -570,15 +567,13 @@ static int mfit_set_num_streams(PyObject *self, PyObject *v, void *c) {
 }
 
 static int check_tilesize(PyObject *v, int dim, bf_intvect *out, const char *what) {
-  bf_intvect ts;
-  if (bfpy_as_intvect(v, dim, BFPY_IV_SEQUENCE, &ts, what) < 0) return -1;
+  if (bfpy_as_intvect(v, dim, BFPY_IV_SEQUENCE, out, what) < 0) return -1;
   for (int d = 0; d < dim; ++d)
-    if (ts.v[d] < 0) {
+    if (out->v[d] < 0) {
       PyErr_Format(PyExc_ValueError, "%s: tile sizes must be >= 1 (0 in the tilesize attribute means unset)",
                    what);
       return -1;
     }
-  *out = ts;
   return 0;
 }
 

@@ -300,9 +300,7 @@ static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t
     return NULL;
   }
   PyObject *list = args[0];
-  /* A sequence, as pyAMReX's list[str] argument: an iterable without len() (a Box iterates its
-   * points) would be materialized first and run away with the memory of a large one. */
-  if (PyUnicode_Check(list) || PyBytes_Check(list) || !PySequence_Check(list)) {
+  if (PyUnicode_Check(list) || PyBytes_Check(list)) {
     PyErr_Format(PyExc_TypeError, "initialize() expects a list of \"key=value\" str tokens, not %.100s",
                  Py_TYPE(list)->tp_name);
     return NULL;
@@ -411,37 +409,16 @@ static PyObject *rt_concatenate(PyObject *self, PyObject *const *args, Py_ssize_
   if (bfpy_to_int(a[1], &num, "concatenate() num") < 0) return NULL;
   if (a[2] && bfpy_to_int(a[2], &mindigits, "concatenate() mindigits") < 0) return NULL;
   if (mindigits < 0) return PyErr_Format(PyExc_ValueError, "concatenate(): mindigits must be >= 0, got %d", mindigits);
-  /* root, then zeros, then num as "%d" prints it (sign included), at least mindigits characters
-   * for the zeros and num together: AMReX's Concatenate (AMReX_String.cpp) writes
-   * setfill('0') << setw(mindigits) << num, whose fill goes left of the sign ("plt", -5 gives
-   * "plt000-5").  The result is made in one piece: a mindigits of 2**31-1 costs one 2 GiB
-   * string, not three copies. */
-  char digits[16];
-  int nd = snprintf(digits, sizeof digits, "%d", num);
-  Py_ssize_t nzero = mindigits > nd ? (Py_ssize_t)(mindigits - nd) : 0;
-  Py_ssize_t nroot = PyUnicode_GET_LENGTH(a[0]), total = nroot + nzero + nd;
-  PyObject *r = PyUnicode_New(total, PyUnicode_MAX_CHAR_VALUE(a[0]));
-  if (!r) {
-    if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_MemoryError, "concatenate(): a string of %zd characters does not fit in memory", total);
-    }
-    return NULL;
-  }
-  if (PyUnicode_CopyCharacters(r, 0, a[0], 0, nroot) < 0) {
-    Py_DECREF(r);
-    return NULL;
-  }
-  int kind = PyUnicode_KIND(r);
-  void *data = PyUnicode_DATA(r);
-  Py_ssize_t at = nroot;
-  if (kind == PyUnicode_1BYTE_KIND) {
-    memset((char *)data + at, '0', (size_t)nzero);
-    at += nzero;
-  } else {
-    for (Py_ssize_t i = 0; i < nzero; ++i) PyUnicode_WRITE(kind, data, at++, '0');
-  }
-  for (int i = 0; i < nd; ++i) PyUnicode_WRITE(kind, data, at++, (Py_UCS4)digits[i]);
+  /* sign, then the digits zero-padded so that the whole number has at least mindigits characters */
+  int len = snprintf(NULL, 0, "%0*d", mindigits, num);
+  char *buf = PyMem_Malloc((size_t)len + 1);
+  if (!buf) return PyErr_NoMemory();
+  snprintf(buf, (size_t)len + 1, "%0*d", mindigits, num);
+  PyObject *digits = PyUnicode_FromString(buf);
+  PyMem_Free(buf);
+  if (!digits) return NULL;
+  PyObject *r = PyUnicode_Concat(a[0], digits);
+  Py_DECREF(digits);
   return r;
 }
 

@@ -239,23 +239,12 @@ static int vec_collect(vec_object *self, PyObject *src, bf_vector *tmp) {
     const bf_vector *o = &((vec_object *)src)->v;
     return bfpy_check(bf_vector_slice(o, 0, 1, o->size, tmp));
   }
-  if (!Py_TYPE(src)->tp_iter && !PySequence_Check(src)) {
-    PyErr_Format(PyExc_TypeError, "%s expects a %s or an iterable of elements, not %.100s", self->k->name,
-                 self->k->name, Py_TYPE(src)->tp_name);
-    return -1;
-  }
   if (bfpy_check(bf_vector_init(tmp, self->k->kind)) < 0) return -1;
-  /* An error of the iterable's own (its __iter__ raising) comes through unchanged. */
   PyObject *it = PyObject_GetIter(src);
   if (!it) {
-    bf_vector_free(tmp);
-    return -1;
-  }
-  /* Room for the elements the iterable announces (len() or __length_hint__), as list() does:
-   * range(10**12) is refused at once (MemoryError) instead of growing until memory runs out. */
-  Py_ssize_t hint = PyObject_LengthHint(src, 0);
-  if (hint < 0 || (hint > 0 && bfpy_check(bf_vector_reserve(tmp, hint)) < 0)) {
-    Py_DECREF(it);
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s expects a %s or an iterable of elements, not %.100s", self->k->name,
+                 self->k->name, Py_TYPE(src)->tp_name);
     bf_vector_free(tmp);
     return -1;
   }
