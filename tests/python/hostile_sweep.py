@@ -57,8 +57,8 @@ import time
 import numpy as np
 
 from hostile_tables import (ARRAY4_DTYPES, BINARY_DUNDERS, CHANGE_ALLOWED, EXTRA_ALLOWED, F, HostileError,  # noqa: F401 (re-exported)
-                            K, KNOWN, ALT_SELF, ALT_SELF_HOSTILE, ELEMENT_HOSTILE, NOT_A_FLOAT, NOT_AN_INT, NOT_RUN, SELF_KEY, UNARY_DUNDERS, UNIT_SELF,
-                            VALID_BY_NAME, VALID_BY_TYPE, Vocab, _Mock, hand_forms, hostile_values, int_range,
+                            K, KNOWN, unit_self, ALT_SELF, ALT_SELF_HOSTILE, ELEMENT_HOSTILE, NOT_A_FLOAT, NOT_AN_INT, NOT_RUN, SELF_KEY, UNARY_DUNDERS,
+                            VALID_BY_NAME, VALID_BY_TYPE, Vocab, _Mock, hand_forms, hostile_values, int_range, meaningful_range,
                             known_issue, RaisingNumber)
 
 # ZeroDivisionError is allowed: it is what Python's own numbers raise for x/0
@@ -131,12 +131,13 @@ def state(obj):
 # Discovery
 # ---------------------------------------------------------------------------------------------
 class Unit:
-    __slots__ = ("name", "owner", "kind", "cls", "attr", "self_key", "forms", "hand", "static")
+    __slots__ = ("name", "owner", "kind", "cls", "attr", "self_key", "forms", "hand", "static", "argnames")
 
     def __init__(self, name, owner, kind, cls=None, attr=None, self_key=None, static=False):
         self.name, self.owner, self.kind, self.cls, self.attr = name, owner, kind, cls, attr
         self.self_key, self.static = self_key, static
         self.forms, self.hand = [], False
+        self.argnames = {}   # repr(form) -> names of its positional arguments (docstring forms)
 
 
 def _doc_forms(name, doc, dim):
@@ -225,20 +226,24 @@ def _valid_for(argname, typ, dflt, owner, dim):
     raise KeyError(argname)
 
 
-def _to_forms(parsed_list, owner, dim):
+def _to_forms(parsed_list, owner, dim, argnames=None):
+    """Forms from parsed signatures; argnames (a dict) gets the names of each form's arguments."""
     forms = []
     for parsed in parsed_list:
         try:
-            args, kwargs = [], {}
+            args, kwargs, names = [], {}, []
             for (n, t, d, kw) in parsed:
                 v = _valid_for(n, t, d, owner, dim)
                 if kw:
                     kwargs[n] = v
                 else:
                     args.append(v)
+                    names.append(n)
             f = (tuple(args), kwargs)
             if f not in forms:
                 forms.append(f)
+                if argnames is not None:
+                    argnames[repr(f)] = names
         except KeyError:
             continue
     return forms
@@ -272,7 +277,7 @@ def discover(amr, dim):
         elif dunder in UNARY_DUNDERS:
             u.forms = [F()]
         else:
-            u.forms = _to_forms(_doc_forms(doc_name, doc, dim), u.owner, dim)
+            u.forms = _to_forms(_doc_forms(doc_name, doc, dim), u.owner, dim, u.argnames)
             if not u.forms:
                 u.forms = [F()]
         units.append(u)
@@ -366,6 +371,7 @@ class Out:
     """One call: its objects, result or exception, and time."""
     selfobj = result = exc = target = None
     valid = None
+    alt_self = False
     dt = 0.0
     grew = 0
 
@@ -427,11 +433,11 @@ class Child:
         self_key: another self than the unit's (ALT_SELF)."""
         r = Out()
         args_spec, kw_spec = form
-        alt_self = self_key is not None
+        alt_self = r.alt_self = self_key is not None
         selfobj = None
         if unit.kind in ("get", "set", "del") or (unit.kind == "call" and not unit.static
                                                   and unit.owner != "module"):
-            self_key = self_key or UNIT_SELF.get(unit.name, unit.self_key)
+            self_key = self_key or unit_self(unit.name, unit.owner, unit.self_key)
             selfobj = self.V.make(self_key)
         r.selfobj = selfobj
         tracked = []   # (label, object, canonical-state key) of valid objects to compare afterwards
@@ -555,6 +561,13 @@ class Child:
                         bad = not (rng[0] <= int(hv) <= rng[1])
                     if bad:
                         finds.append(("accepted", f"int parameter took {hid} and the call returned"))
+                    elif type(hv) is int and not r.alt_self and isinstance(pos, (int, str)):
+                        names = unit.argnames.get(repr(form)) or []
+                        name = pos if isinstance(pos, str) else names[pos] if pos < len(names) else None
+                        mrng = meaningful_range(unit.owner, name, self.dim) if name else None
+                        if mrng and not (mrng[0] <= hv <= mrng[1]):
+                            finds.append(("accepted", f"{name} = {hid} is outside its meaningful range "
+                                                      f"{list(mrng)} and the call returned"))
             elif type(r.valid) is float and hid in NOT_A_FLOAT and int_range(unit.name, pos) is not None:
                 finds.append(("accepted", f"float parameter took {hid} and the call returned"))
         if exc is None and unit.kind == "set" and type(hv) is int:
@@ -605,9 +618,11 @@ class Child:
                     plan.append(("extra", "0", lambda: 0))
                 plans.append((form, None, plan))
             if unit.kind != "ctor" and not unit.static and unit.owner != "module":
-                for alt in ALT_SELF.get(unit.owner, []) + [
-                        unit.owner + s for s in ("_empty", "_comp") if unit.owner.startswith("Array4_")] + [
-                        unit.self_key + "_empty" for _ in [0] if unit.owner.startswith("Vector_")]:
+                own = unit_self(unit.name, unit.owner, unit.self_key)
+                alts = ALT_SELF.get(unit.owner, []) + [
+                    unit.owner + s for s in ("", "_empty", "_comp") if unit.owner.startswith("Array4_")] + [
+                    unit.self_key + "_empty" for _ in [0] if unit.owner.startswith("Vector_")]
+                for alt in [a for a in alts if a != own]:
                     for form in unit.forms:
                         plan = [(None, "self=" + alt, None)]
                         for p in list(range(len(form[0]))) + list(form[1].keys()):

@@ -189,6 +189,30 @@ INT_PARAM = [
 ]
 
 
+# What an int argument may mean, by its name, on the valid objects of the sweep (a MultiFab of 2
+# components and 1 ghost cell): a call that returns for a value outside has silently made up an
+# answer where AMReX asserts (comp < nComp(), ncomp <= nComp() - comp, nghost <= nGrow(), ...).
+_FAB_ARRAYS = ("MultiFab", "iMultiFab", "FabArray_FArrayBox")
+COMP_NAMES = {"comp", "scomp", "dcomp", "strt_comp", "start_comp", "srccomp", "dstcomp", "x_comp", "y_comp",
+              "xcomp", "ycomp", "comp1", "comp2"}
+COUNT_NAMES = {"ncomp", "num_comp", "numcomp", "num_comps"}
+GHOST_NAMES = {"nghost", "ngrow", "ng", "src_nghost", "dst_nghost"}
+DIR_NAMES = {"dir", "idir", "direction"}
+
+
+def meaningful_range(owner, name, dim):
+    if owner in _FAB_ARRAYS or owner == "module":
+        if name in COMP_NAMES:
+            return (0, 1)
+        if name in COUNT_NAMES:
+            return (0, 2)
+        if name in GHOST_NAMES:
+            return (0, 1)
+    if name in DIR_NAMES:
+        return (-dim, dim - 1)
+    return None
+
+
 def int_range(unit_name, pos):
     for rx, p, rng in INT_PARAM:
         if (p is None or p == pos) and re.search(rx, unit_name):
@@ -365,7 +389,7 @@ VALID_BY_NAME = {
     "ncomp": 1, "num_comp": 1, "numcomp": 1, "num_comps": 1, "n": 1,
     "nghost": 1, "ngrow": 1, "ng": 1, "src_nghost": 0, "dst_nghost": 0, "n_cell": 1, "nzones": 1,
     "dir": 0, "idir": 0, "direction": 0, "int": 0, "i": 0, "j": 0, "k": 0, "slab_index": 0,
-    "min_width": 1, "sz": 8, "nprocs": 1, "num": 5, "mindigits": 5, "coord": 0,
+    "min_width": 1, "sz": 8, "nprocs": 1, "num": 5, "mindigits": 5, "coord": 0, "len": 1, "chop_pnt": 4,
     # objects
     "mf": K("mf"), "src": K("mf"), "dst": K("mf"), "dest": K("mf"), "x": K("mf"), "y": K("mf"),
     "src1": K("mf"), "src2": K("mf"), "numerator": 1.5, "vol": K("mf"), "fa": K("mf"),
@@ -556,8 +580,17 @@ VEC_KEY = {"Vector_int": "vint", "Vector_Long": "vlong", "Vector_Real": "vreal",
            "Vector_IntVect": "viv", "Vector_BoxArray": "vba", "Vector_DistributionMapping": "vdm",
            "Vector_Geometry": "vgeom"}
 
-# Units whose self must be made for the call (the call ends it).
-UNIT_SELF = {"AMReX.__exit__": "amrex_new"}
+# Units whose self is not the usual one (regex on the unit name -> vocabulary key; "{owner}" is
+# the unit's class): __exit__ ends its instance; an Array4 that views memory may refuse to be
+# re-initialized (a view of it would dangle), an empty one may not.
+UNIT_SELF = [(r"^AMReX\.__exit__$", "amrex_new"), (r"^Array4_\w+\.__init__$", "{owner}_empty")]
+
+
+def unit_self(unit_name, owner, default):
+    for rx, key in UNIT_SELF:
+        if re.search(rx, unit_name):
+            return key.format(owner=owner)
+    return default
 
 # Self objects of each class (vocabulary keys); Array4_* use their own name.
 SELF_KEY = {"Box": "box", "BoxArray": "ba", "DistributionMapping": "dm", "MultiFab": "mf",
@@ -614,6 +647,26 @@ KNOWN = [
      CRASH + " (item 4: large iterables in conversions)"),
     # MultiFab API semantics branch: mf[...] = None is on its list
     (r"^MultiFab\.__setitem__$", r"^None$", r"^accepted$", "fixed on the MultiFab API semantics branch", 1),
+    # found by this sweep, fixed on main by other branches before this one could (see the report):
+    # an error of the iterable's own __iter__ became "expects an iterable" (crash branch, a835018)
+    (r"^(Vector_\w+(\(\)|\.__init__|\.extend|\.__setitem__)|MFInfo\.tags=)$", r"^RaisingSequence$", r"^swallowed$",
+     CRASH + " (Vector_* / MFInfo.tags let the iterable's error through)"),
+    # Vector_*(range(10**12)) grew by the element until memory ran out (crash branch, 21fa6ad)
+    (r"^Vector_\w+(\(\)|\.__init__|\.extend|\.__setitem__)$", r"^(range\(10\*\*12\)|HugeSequence)$",
+     r"^(timeout|runaway|slow)$", CRASH + " (Vector_* reserve an iterable's announced length)"),
+    # initialize(a big Box) materialized its 2**60 points (crash branch: bfpy_fast_sequence)
+    (r"^module\.initialize$", r"^bigBox$", r"^(runaway|slow|timeout)$", CRASH + " (initialize reads tokens one by one)"),
+    # refused num_streams / tilesize values were stored anyway (MultiFab API semantics branch)
+    (r"^MFItInfo\.(num_streams|tilesize)=$", r".", r"^changed$", "fixed on the MultiFab API semantics branch "
+     "(MFItInfo setters validate first)"),
+    # concatenate(root, num, 2**31-1) made three 2 GiB copies (MultiFab API semantics branch rewrote it)
+    (r"^module\.concatenate$", r"^2\*\*31-1$", r"^(runaway|slow|timeout)$",
+     "fixed on the MultiFab API semantics branch (concatenate rewritten: one buffer)", 2),
+    # open on main after the crash merge (reported): DistributionMapping(range(10**12)) reads the pmap
+    # item by item into a list (util.c bfpy_fast_sequence: no reservation, limit PY_SSIZE_T_MAX / 4)
+    (r"^DistributionMapping(\(\)|\.__init__|\.define)$", r"^(range\(10\*\*12\)|HugeSequence)$",
+     r"^(runaway|slow|timeout)$", "reported: open on main after the crash merge (util.c bfpy_fast_sequence "
+     "reads a long pmap item by item)"),
 ]
 
 # Calls not made, with the reason: what they ask for is legitimately unbounded.

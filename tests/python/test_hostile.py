@@ -61,6 +61,8 @@ def test_hostile_values(sweep, dim, owner):
         reason = hs.known_issue(f["unit"], f["value"], f["kind"], f["pos"])
         if reason is None:
             unknown.append(_fmt(f))
+        elif f["msg"].startswith("not run"):   # a known hang or runaway: drop its entry to check it
+            reasons.add("not run (known hang or runaway, drop its KNOWN entry to check it): " + reason)
         else:
             reasons.add(reason)
     assert not unknown, f"{len(unknown)} finding(s):\n" + "\n".join(unknown[:60])
@@ -150,10 +152,13 @@ class _Judge:
 
     def __init__(self):
         self.child = hs.Child.__new__(hs.Child)
+        self.child.dim = 3
 
     def __call__(self, exc=None, result=None, hv=0, hid="0", pos=0, valid=1, name="X.f", kind="call",
-                 tracked=(), before=None, dt=0.0, grew=0, read_only=False):
-        unit = hs.Unit(name, "X", kind)
+                 tracked=(), before=None, dt=0.0, grew=0, read_only=False, owner="X", argnames=None):
+        unit = hs.Unit(name, owner, kind)
+        if argnames:
+            unit.argnames[repr(((valid,), {}))] = argnames
         r = hs.Out()
         r.exc, r.result, r.valid, r.tracked, r.before = exc, result, valid, list(tracked), before or {}
         r.args, r.kwargs, r.dt, r.grew = [], {}, dt, grew
@@ -185,6 +190,11 @@ def test_judge_rules():
     assert judge(hv=1.5, hid="1.5") == ["accepted"]
     assert judge(hv=2**31, hid="2**31", name="Vector_Long.append") == []  # int64 parameter
     assert judge(hv=None, hid="None", valid=1.5) == ["accepted"]         # float parameter
+    # a component outside [0, nComp) of the sweep's 2-component MultiFab, accepted: made up
+    assert judge(hv=-1, hid="-1", name="MultiFab.sum", owner="MultiFab", argnames=["comp"]) == ["accepted"]
+    assert judge(hv=1, hid="1", name="MultiFab.sum", owner="MultiFab", argnames=["comp"]) == []
+    assert judge(exc=IndexError("x"), hv=-1, hid="-1", name="MultiFab.sum", owner="MultiFab",
+                 argnames=["comp"]) == []
 
 
 def test_judge_sees_lost_data():
