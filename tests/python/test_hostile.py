@@ -15,11 +15,15 @@ inputs; boxfab's rule (DESIGN.md, STYLE.md 5) is a Python exception instead.
 import importlib
 import os
 import re
+import sys
 import textwrap
 
 import pytest
 
 import hostile_sweep as hs
+
+# the child's watch needs Linux (/proc/self/statm, RLIMIT_AS)
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sweep's child watch needs Linux")
 
 DIMS = (1, 2, 3)
 
