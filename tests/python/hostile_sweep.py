@@ -753,6 +753,9 @@ def run_sweep(dim, workdir, python=sys.executable, env=None, call_timeout=CALL_T
     paths += [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env["PYTHONFAULTHANDLER"] = "1"
+    # under AddressSanitizer a refused huge allocation must come back as NULL (MemoryError), as
+    # malloc's does, not abort the child
+    env.setdefault("ASAN_OPTIONS", "allocator_may_return_null=1")
     script = script or os.path.abspath(__file__)
     start, skips, restarts = 0, {}, []
     t_end = time.monotonic() + deadline
