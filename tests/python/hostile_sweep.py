@@ -429,7 +429,8 @@ class Child:
 
     def call_once(self, unit, form, pos, hv, self_key=None):
         """Run one call.  pos: None (baseline), int (positional index), str (keyword), "extra"
-        (one argument too many) or (position, element) for an element of a tuple or list argument.
+        (one argument too many), "kwextra" (an unknown keyword) or (position, element) for an
+        element of a tuple or list argument.
         self_key: another self than the unit's (ALT_SELF)."""
         r = Out()
         args_spec, kw_spec = form
@@ -472,6 +473,8 @@ class Child:
             kwargs[k] = put(s, k) if where == k else self.build(s, unit, selfobj)
         if pos == "extra":
             args.append(hv)
+        elif pos == "kwextra":
+            kwargs["no_such_keyword"] = hv
         r.args, r.kwargs, r.tracked = args, kwargs, tracked
         # the state before the call: the canonical one of a valid object made the usual way, taken
         # afresh for other selves (Geometry() depends on the defaults ResetDefault* changed)
@@ -552,7 +555,7 @@ class Child:
                 finds.append(("broken", f"result: {type(e).__name__}: {str(e)[:150]}"))
         # silent acceptance: an int parameter that took a value outside its range or not an int,
         # a float parameter that took something that is not a real number
-        if exc is None and pos is not None and pos != "extra" and unit.kind != "del":
+        if exc is None and pos is not None and pos not in ("extra", "kwextra") and unit.kind != "del":
             if type(r.valid) is int:
                 rng = int_range(unit.name, pos)
                 if rng is not None:
@@ -614,8 +617,8 @@ class Child:
                         for e in range(len(spec)):
                             for hid in ELEMENT_HOSTILE:
                                 plan.append(((p, e), hid, hostile[hid]))
-                if unit.kind in ("call", "ctor"):
-                    plan.append(("extra", "0", lambda: 0))
+                if unit.kind in ("call", "ctor"):   # one argument too many; a keyword nobody takes
+                    plan += [("extra", "0", lambda: 0), ("kwextra", "0", lambda: 0)]
                 plans.append((form, None, plan))
             if unit.kind != "ctor" and not unit.static and unit.owner != "module":
                 own = unit_self(unit.name, unit.owner, unit.self_key)

@@ -645,8 +645,6 @@ KNOWN = [
     # item 4: a Box (or any large iterable) expanded point by point where a list of ints is expected
     (r"^(DistributionMapping(\(\)|\.__init__|\.define)|i?MultiFab\.norm[12])$", r"^bigBox$", r"^(runaway|slow)$",
      CRASH + " (item 4: large iterables in conversions)"),
-    # MultiFab API semantics branch: mf[...] = None is on its list
-    (r"^MultiFab\.__setitem__$", r"^None$", r"^accepted$", "fixed on the MultiFab API semantics branch", 1),
     # found by this sweep, fixed on main by other branches before this one could (see the report):
     # an error of the iterable's own __iter__ became "expects an iterable" (crash branch, a835018)
     (r"^(Vector_\w+(\(\)|\.__init__|\.extend|\.__setitem__)|MFInfo\.tags=)$", r"^RaisingSequence$", r"^swallowed$",
