@@ -3,7 +3,6 @@
 
 #include <float.h>
 #include <limits.h>
-#include <structmember.h>
 
 /* ---- Dim3 / XDim3 ------------------------------------------------------------ */
 static int dim3_init(PyObject *self, PyObject *args, PyObject *kwds) {
@@ -104,11 +103,29 @@ static PyObject *xdim3_richcompare(PyObject *a, PyObject *b, int op) {
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
-static PyMemberDef xdim3_members[] = {
-    {"x", T_DOUBLE, offsetof(bfpy_xdim3_object, x), 0, "x component"},
-    {"y", T_DOUBLE, offsetof(bfpy_xdim3_object, y), 0, "y component"},
-    {"z", T_DOUBLE, offsetof(bfpy_xdim3_object, z), 0, "z component"},
-    {NULL, 0, 0, 0, NULL},
+/* Getters and setters rather than T_DOUBLE members: CPython's T_DOUBLE setter stores
+ * PyFloat_AsDouble's -1.0 before it reports the TypeError of a non-number ("x.x = 'a'"
+ * raised but left x == -1.0); here a refused value leaves the component as it was. */
+static int xdim3_set(PyObject *self, PyObject *value, void *closure) {
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "cannot delete an XDim3 component");
+    return -1;
+  }
+  double v;
+  if (bfpy_to_double(value, &v, "XDim3 component") < 0) return -1;
+  *(double *)((char *)self + (size_t)closure) = v;
+  return 0;
+}
+
+static PyObject *xdim3_get(PyObject *self, void *closure) {
+  return PyFloat_FromDouble(*(double *)((char *)self + (size_t)closure));
+}
+
+static PyGetSetDef xdim3_getset[] = {
+    {"x", xdim3_get, xdim3_set, "x component", (void *)offsetof(bfpy_xdim3_object, x)},
+    {"y", xdim3_get, xdim3_set, "y component", (void *)offsetof(bfpy_xdim3_object, y)},
+    {"z", xdim3_get, xdim3_set, "z component", (void *)offsetof(bfpy_xdim3_object, z)},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyType_Slot xdim3_slots[] = {
@@ -118,7 +135,7 @@ static PyType_Slot xdim3_slots[] = {
     {Py_tp_str, xdim3_repr},
     {Py_tp_richcompare, xdim3_richcompare},
     {Py_tp_hash, PyObject_HashNotImplemented},
-    {Py_tp_members, xdim3_members},
+    {Py_tp_getset, xdim3_getset},
     {0, NULL},
 };
 
