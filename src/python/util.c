@@ -177,24 +177,39 @@ PyObject *bfpy_fast_sequence(PyObject *o, Py_ssize_t max, bfpy_item_check check,
     return Py_NewRef(o);
   }
   /* any other iterable: one item at a time, each checked before the next is
-   * read (a Box iterates over its points: its first point stops it) */
+   * read (a Box iterates over its points: its first point stops it).  A
+   * length the iterable announces (range(10**12)) is reserved first, so
+   * that one too big for memory is a MemoryError at once instead of a list
+   * grown item by item until memory runs out. */
   PyObject *it = PyObject_GetIter(o);
   if (!it) return NULL;
-  PyObject *list = PyList_New(0), *item;
+  Py_ssize_t cap = len > 0 ? len : 0, n = 0;
+  PyObject *list = PyList_New(cap), *item; /* slots [n, cap) stay NULL until filled */
   if (!list) {
     Py_DECREF(it);
+    if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_MemoryError, "%s has %zd items, more than fit in memory", what, len);
+    }
     return NULL;
   }
   while ((item = PyIter_Next(it))) {
-    int bad = PyList_GET_SIZE(list) >= max;
+    int bad = n >= max;
     if (bad)
       PyErr_Format(PyExc_ValueError, "%s has more than the %zd items it can take", what, max);
-    else if ((check && check(item, ctx, what) < 0) || PyList_Append(list, item) < 0)
+    else if (check && check(item, ctx, what) < 0)
+      bad = 1;
+    else if (n < cap) {
+      PyList_SET_ITEM(list, n, Py_NewRef(item)); /* steals the new reference */
+    } else if (PyList_Append(list, item) < 0)
       bad = 1;
     Py_DECREF(item);
     if (bad) break;
+    ++n;
   }
   Py_DECREF(it);
+  /* fewer items than announced: drop the empty slots (Py_XDECREF of NULL) */
+  if (!PyErr_Occurred() && n < cap) PyList_SetSlice(list, n, cap, NULL);
   if (PyErr_Occurred()) Py_CLEAR(list);
   return list;
 }

@@ -627,45 +627,14 @@ CHANGE_ALLOWED = [
 
 
 # ---------------------------------------------------------------------------------------------
-# Known findings, fixed on other branches: (unit regex, hostile value regex, kind regex, reason).
+# Known findings, fixed on other branches: (unit regex, hostile value regex, kind regex, reason[, pos]).
 # test_hostile.py turns a unit whose findings are all known into an xfail (the lead drops the
 # entries once the branch is merged).  Known timeouts are not run (each would cost CALL_TIMEOUT).
 # ---------------------------------------------------------------------------------------------
-CRASH = "fixed on the crash branch"
-KNOWN = [
-    # item 1: the comp range checks of dtoh_memcpy / htod_memcpy add in C int and wrap
-    (r"^module\.(dtoh|htod)_memcpy$", r"^2\*\*31-1$", r"^crash$", CRASH + " (item 1: memcpy comp ranges)"),
-    # item 7: an exception raised by __array_interface__ / __dlpack__ is replaced by a TypeError
-    (r"^Array4_\w+(\(\)|\.__init__)$", r"^Raising(ArrayInterface|DLPack)$", r"^swallowed$",
-     CRASH + " (item 7: swallowed exceptions in Array4 import)"),
-    # item 6: iMultiFab values that C int cannot hold (set_val, and plus / mult to be consistent)
-    (r"^iMultiFab\.(set_val|plus|mult)$", r".", r"^accepted$", CRASH + " (item 6: iMultiFab int values)", 0),
-    # item 6: ghost counts of 2**31-1 wrap (the FABs get the valid box only)
-    (r"^i?MultiFab(\(\)|\.__init__)$", r"^2\*\*31-1$", r"^broken$", CRASH + " (item 6: ghost counts of 2**31-1)", 3),
-    # item 4: a Box (or any large iterable) expanded point by point where a list of ints is expected
-    (r"^(DistributionMapping(\(\)|\.__init__|\.define)|i?MultiFab\.norm[12])$", r"^bigBox$", r"^(runaway|slow)$",
-     CRASH + " (item 4: large iterables in conversions)"),
-    # found by this sweep, fixed on main by other branches before this one could (see the report):
-    # an error of the iterable's own __iter__ became "expects an iterable" (crash branch, a835018)
-    (r"^(Vector_\w+(\(\)|\.__init__|\.extend|\.__setitem__)|MFInfo\.tags=)$", r"^RaisingSequence$", r"^swallowed$",
-     CRASH + " (Vector_* / MFInfo.tags let the iterable's error through)"),
-    # Vector_*(range(10**12)) grew by the element until memory ran out (crash branch, 21fa6ad)
-    (r"^Vector_\w+(\(\)|\.__init__|\.extend|\.__setitem__)$", r"^(range\(10\*\*12\)|HugeSequence)$",
-     r"^(timeout|runaway|slow)$", CRASH + " (Vector_* reserve an iterable's announced length)"),
-    # initialize(a big Box) materialized its 2**60 points (crash branch: bfpy_fast_sequence)
-    (r"^module\.initialize$", r"^bigBox$", r"^(runaway|slow|timeout)$", CRASH + " (initialize reads tokens one by one)"),
-    # refused num_streams / tilesize values were stored anyway (MultiFab API semantics branch)
-    (r"^MFItInfo\.(num_streams|tilesize)=$", r".", r"^changed$", "fixed on the MultiFab API semantics branch "
-     "(MFItInfo setters validate first)"),
-    # concatenate(root, num, 2**31-1) made three 2 GiB copies (MultiFab API semantics branch rewrote it)
-    (r"^module\.concatenate$", r"^2\*\*31-1$", r"^(runaway|slow|timeout)$",
-     "fixed on the MultiFab API semantics branch (concatenate rewritten: one buffer)", 2),
-    # open on main after the crash merge (reported): DistributionMapping(range(10**12)) reads the pmap
-    # item by item into a list (util.c bfpy_fast_sequence: no reservation, limit PY_SSIZE_T_MAX / 4)
-    (r"^DistributionMapping(\(\)|\.__init__|\.define)$", r"^(range\(10\*\*12\)|HugeSequence)$",
-     r"^(runaway|slow|timeout)$", "reported: open on main after the crash merge (util.c bfpy_fast_sequence "
-     "reads a long pmap item by item)"),
-]
+# Every finding of the sweep so far is fixed on main (the crash, MultiFab-semantics and sweep
+# branches of issue 9, and util.c's reservation of an announced length for
+# DistributionMapping(range(10**12))); add an entry here only for a finding whose fix is on its way.
+KNOWN = []
 
 # Calls not made, with the reason: what they ask for is legitimately unbounded.
 NOT_RUN = [

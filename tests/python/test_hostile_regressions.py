@@ -1,8 +1,9 @@
-"""Bugs the hostile-values sweep (test_hostile.py) found outside the known-crash list and fixed on
-this branch, each pinned by a direct test (the sweep finds them too, among its 100000s of calls).
-The others it found were fixed on main by the crash and MultiFab-semantics branches first (see
-hostile_tables.KNOWN)."""
+"""Bugs the hostile-values sweep (test_hostile.py) found outside issue 9's list of known crashes,
+each pinned by a direct test (the sweep finds them too, among its 100000s of calls). The others
+it found are pinned in test_crash.py and the MultiFab-semantics tests."""
 import pytest
+
+from conftest import run_python
 
 
 class Hostile(Exception):
@@ -30,3 +31,33 @@ def test_xdim3_refused_value_leaves_the_component(amr):
     assert x.z == 5.0 and type(x.z) is float
     with pytest.raises(AttributeError, match="cannot delete"):
         del x.x
+
+
+def test_distribution_mapping_of_an_announced_huge_length_fails_at_once():
+    # DistributionMapping(range(10**12)) read the pmap item by item into a list until memory ran
+    # out; the announced length is reserved first now: MemoryError at once, under a 1 GiB budget
+    r = run_python("""
+        import resource, time
+        import boxfab.space3d as amr
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        for make in (lambda: amr.DistributionMapping(range(10**12)),
+                     lambda: amr.DistributionMapping().define(range(10**12))):
+            t = time.perf_counter()
+            try:
+                make()
+            except MemoryError as e:
+                assert "10000000000" in str(e) and time.perf_counter() - t < 1.0, e
+            else:
+                raise AssertionError("no MemoryError")
+        class Liar:   # announces more (or fewer) items than it has: the items it has count
+            def __init__(self, n, items):
+                self.n, self.items = n, items
+            def __len__(self):
+                return self.n
+            def __iter__(self):
+                return iter(self.items)
+        assert list(amr.DistributionMapping(Liar(5, [0, 0])).ProcessorMap()) == [0, 0]
+        assert list(amr.DistributionMapping(Liar(1, [0, 0, 0])).ProcessorMap()) == [0, 0, 0]
+        print("OK")
+    """, timeout=60)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
