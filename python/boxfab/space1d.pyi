@@ -100,6 +100,7 @@ class Arena:
 
 class _Array4:
     """Base of the Array4_<T> types (not instantiable)."""
+    def __array__(self, *args: Any, **kwargs: Any) -> Any: ...
     __array_interface__: Any
     __cuda_array_interface__: Any
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -247,6 +248,7 @@ class Array4_ushort_const(_Array4):
 
 class BaseFab_Real:
     """BaseFab_Real: the Real data of one Box, n components."""
+    def __array__(self, *args: Any, **kwargs: Any) -> Any: ...
     __array_interface__: dict
     __cuda_array_interface__: dict
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
