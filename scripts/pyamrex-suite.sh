@@ -19,7 +19,7 @@ tests=$(cd "$1" && pwd)
 shift
 [ -f "$tests/conftest.py" ] || { echo "error: $tests has no conftest.py (not pyAMReX's tests/ folder)" >&2; exit 2; }
 PY=${PY:-$here/.venv/bin/python}
-case $PY in /*) ;; */*) PY=$(pwd)/$PY ;; esac
+case $PY in /*) ;; */*) PY=$(pwd)/$PY ;; *) PY=$(command -v "$PY" || echo "$PY") ;; esac
 [ -x "$PY" ] || { echo "error: $PY not found; run scripts/test.sh first (or set PY)" >&2; exit 2; }
 "$PY" -c "import boxfab" 2>/dev/null || { echo "error: boxfab is not installed in $PY; run scripts/test.sh first" >&2; exit 2; }
 "$PY" -m pip show pandas >/dev/null 2>&1 || "$PY" -m pip install -q pandas

@@ -250,7 +250,7 @@ static int setup_commit_adds(int dim, const setup_adds *adds) {
 }
 
 int bf_geometry_setup(int dim, const bf_realbox *rb, int coord, const int *is_periodic) {
-  bf_geometry *gg;
+  bf_geometry *gg = NULL;
   BF_CALL(top_default(dim, &gg));
   if (gg->ok) return BF_SUCCESS;
   bf_geometry n = *gg;
@@ -264,14 +264,14 @@ int bf_geometry_setup(int dim, const bf_realbox *rb, int coord, const int *is_pe
 int bf_geometry_reset_default_prob_domain(const bf_realbox *rb) {
   BF_CHECK_DIM(rb->dim);
   BF_CALL(check_prob_domain(rb, rb->dim));
-  bf_geometry *gg;
+  bf_geometry *gg = NULL;
   BF_CALL(top_default(rb->dim, &gg));
   gg->prob_domain = *rb;
   return BF_SUCCESS;
 }
 
 int bf_geometry_reset_default_periodicity(int dim, const int *is_periodic) {
-  bf_geometry *gg;
+  bf_geometry *gg = NULL;
   BF_CALL(top_default(dim, &gg));
   for (int d = 0; d < dim; ++d) gg->is_periodic[d] = is_periodic[d] != 0;
   return BF_SUCCESS;
@@ -280,7 +280,7 @@ int bf_geometry_reset_default_periodicity(int dim, const int *is_periodic) {
 int bf_geometry_reset_default_coord(int dim, int coord) {
   BF_CHECK_DIM(dim);
   BF_CALL(check_coord(coord));
-  bf_geometry *gg;
+  bf_geometry *gg = NULL;
   BF_CALL(top_default(dim, &gg));
   gg->coord = coord;
   return BF_SUCCESS;

@@ -81,17 +81,35 @@ target_link_libraries(prog PRIVATE boxfab::boxfab)
 """
 
 
+def amrex_chunks(cells, m):
+    """AMReX's BoxList::maxSize (AMReX_BoxList.cpp) for one direction of `cells` cells and at
+    most m per piece: while both are even, halve both (the pieces then come in units of the
+    accumulated ratio); then nblk = ceil(len / bs) pieces of len // nblk units, the first
+    len % nblk of them one unit longer.  Returns the piece lengths in cells."""
+    if cells <= m:
+        return [cells]
+    ratio, bs, n = 1, m, cells
+    while bs % 2 == 0 and n % 2 == 0:
+        ratio, bs, n = ratio * 2, bs // 2, n // 2
+    nblk = -(-n // bs)
+    sz, extra = divmod(n, nblk)
+    return [(sz + (1 if j < extra else 0)) * ratio for j in range(nblk)]
+
+
 def expected_output():
-    """AMReX's BoxArray::maxSize (AMReX_BoxArray.cpp, via BoxList::maxSize / chop): a direction of L
-    cells becomes k = ceil(L / m) pieces, the first L % k of them one cell longer."""
-    pieces = [math.ceil(n / MAX_GRID) for n in N_CELL]
-    first_len = [n // k + (1 if n % k else 0) for n, k in zip(N_CELL, pieces)]
+    chunks = [amrex_chunks(n, MAX_GRID) for n in N_CELL]
     return {
         "version": boxfab.__version__,
-        "boxes": str(math.prod(pieces)),
-        "first": " ".join(["0"] * 3 + [str(n - 1) for n in first_len]),
+        "boxes": str(math.prod(len(c) for c in chunks)),
+        "first": " ".join(["0"] * 3 + [str(c[0] - 1) for c in chunks]),
         "sum": VALUE * math.prod(N_CELL),
     }
+
+
+def test_amrex_chunks_rule():
+    # the issue's examples (AMReX's answers): 14 cells with 6 -> 6, 4, 4; 6 with 4 -> 4, 2
+    assert amrex_chunks(14, 6) == [6, 4, 4] and amrex_chunks(6, 4) == [4, 2]
+    assert amrex_chunks(10, 4) == [4, 4, 2] and amrex_chunks(7, 3) == [3, 2, 2]
 
 
 def parse(out):
