@@ -400,12 +400,14 @@ static PyObject *fab_to_host(PyObject *self, PyObject *noargs) {
   }
   fab_set(r, copy, NULL);
   if (bf_fab_is_allocated(fab)) {
-    /* Copy through Array4 views of both (any strides on the source). */
-    PyObject *src = fab_make_array4(self, true), *dst = src ? fab_make_array4(r, false) : NULL;
-    int cst = dst ? bf_array4_copy(bfpy_array4_view(dst), bfpy_array4_view(src)) : BF_SUCCESS;
+    /* The new fab's data is one block in the Array4 C order (n, k, j, i):
+     * copy the source's view into it by way of its memory kind (device
+     * memory goes through bf_gpu_memcpy after boxfab's pending work; a host
+     * loop over it would read device addresses). */
+    PyObject *src = fab_make_array4(self, true);
+    int cst = src ? bfpy_array4_copy_out(bfpy_array4_view(src), ((bfpy_array4_object *)src)->memory, bf_fab_data(copy)) : -1;
     Py_XDECREF(src);
-    Py_XDECREF(dst);
-    if (!dst || bfpy_check(cst) < 0) {
+    if (cst < 0) {
       Py_DECREF(r);
       return NULL;
     }

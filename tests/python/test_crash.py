@@ -735,6 +735,34 @@ def test_array_of_device_memory_raises():
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
 
 
+@pytest.mark.gpu
+def test_fab_to_host_of_device_memory():
+    # FArrayBox/BaseFab_Real.to_host() copied with a host loop that read the device addresses of
+    # a fab in The_Arena / The_Device_Arena: SIGSEGV (found by pyAMReX's test_basefab.py on the
+    # H200).  The copy now goes through the memory kind of the source.
+    r = run_python("""
+        import numpy as np
+        import cupy as cp
+        import boxfab.space3d as amr
+        amr.initialize(["amrex.verbose=0"])
+        box = amr.Box((0, 0, 0), (15, 7, 3))
+        for arena in (amr.The_Arena(), amr.The_Device_Arena(), amr.The_Managed_Arena(), amr.The_Pinned_Arena()):
+            for cls in (amr.FArrayBox, amr.BaseFab_Real):
+                f = cls(box, 2, arena)
+                ref = np.arange(2 * 4 * 8 * 16, dtype=np.float64).reshape(2, 4, 8, 16)
+                v = f.array().to_cupy()                    # (x, y, z, comp) view of the fab
+                v[...] = cp.asarray(ref.transpose(3, 2, 1, 0))
+                cp.cuda.Device().synchronize()
+                h = f.to_host()
+                assert type(h) is cls
+                got = h.array().to_numpy()                 # host view (x, y, z, comp)
+                assert np.array_equal(got, ref.transpose(3, 2, 1, 0)), (arena, cls)
+                assert np.array_equal(np.asarray(h), ref)  # (comp, z, y, x)
+        print("OK")
+    """)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+
+
 # ---- 3. periods that do not fit the data ------------------------------------------------------------
 # AMReX's ghost exchanges take the shifts of Periodicity::shiftIntVect(ng) (AMReX_Periodicity.cpp):
 # the multiples k * period with |k| <= max(1, ceil(ng / period)), used by FabArrayBase::FB
