@@ -746,13 +746,17 @@ def test_fab_to_host_of_device_memory():
         import boxfab.space3d as amr
         amr.initialize(["amrex.verbose=0"])
         box = amr.Box((0, 0, 0), (15, 7, 3))
-        for arena in (amr.The_Arena(), amr.The_Device_Arena(), amr.The_Managed_Arena(), amr.The_Pinned_Arena()):
+        arenas = [(amr.The_Arena(), True), (amr.The_Device_Arena(), True), (amr.The_Managed_Arena(), True),
+                  (amr.The_Pinned_Arena(), False)]   # pinned memory is host memory: NumPy views it
+        for arena, on_device in arenas:
             for cls in (amr.FArrayBox, amr.BaseFab_Real):
                 f = cls(box, 2, arena)
                 ref = np.arange(2 * 4 * 8 * 16, dtype=np.float64).reshape(2, 4, 8, 16)
-                v = f.array().to_cupy()                    # (x, y, z, comp) view of the fab
-                v[...] = cp.asarray(ref.transpose(3, 2, 1, 0))
-                cp.cuda.Device().synchronize()
+                if on_device:
+                    f.array().to_cupy()[...] = cp.asarray(ref.transpose(3, 2, 1, 0))   # (x, y, z, comp)
+                    cp.cuda.Device().synchronize()
+                else:
+                    f.array().to_numpy()[...] = ref.transpose(3, 2, 1, 0)
                 h = f.to_host()
                 assert type(h) is cls
                 got = h.array().to_numpy()                 # host view (x, y, z, comp)
