@@ -118,9 +118,6 @@ BF_EXPORT double bf_realbox_length(const bf_realbox *rb, int d);
 /** hi - lo >= 0 in every direction (AMReX's RealBox::ok: a box of zero
  *  length is ok; NaN is not). */
 BF_EXPORT bool bf_realbox_ok(const bf_realbox *rb);
-/** Finite corners with lo < hi in every direction: what a Geometry's physical
- *  domain must be (boxfab's rule; AMReX aborts or computes nonsense otherwise). */
-BF_EXPORT bool bf_realbox_is_valid_domain(const bf_realbox *rb);
 /** Product of the lengths when ok, else 0 (AMReX's rule). */
 BF_EXPORT double bf_realbox_volume(const bf_realbox *rb);
 /** Point p (dim doubles) inside within eps: lo - eps < p < hi + eps in every

@@ -261,23 +261,29 @@ static int64_t *hash_rank(const bf_boxarray *ba) {
 }
 
 /* Periodicity::shiftIntVect(nghost) as boxfab shifts (src index = dst index -
- * shift, so shift = -pit), in AMReX's order. */
+ * shift, so shift = -pit), in AMReX's order (x outermost, each from -per to
+ * +per in steps of the period, per = the smallest multiple of the period >=
+ * nghost).  In 64-bit arithmetic: a shift that C int cannot hold is left out
+ * (no box of int indices meets its image), so periods near INT_MAX neither
+ * wrap nor loop past the list. */
 static int amrex_shifts(const bf_plan_key *k, int dim, int **out, int *n) {
-  int per[3] = {0, 0, 0}, jmp[3] = {1, 1, 1};
+  long long per[3] = {0, 0, 0}, jmp[3] = {1, 1, 1};
   for (int d = 0; d < dim; ++d)
     if (k->has_period && k->period.period[d] > 0) {
-      per[d] = jmp[d] = k->period.period[d];
-      while (per[d] < k->dst_ng[d]) per[d] += k->period.period[d];
+      jmp[d] = k->period.period[d];
+      per[d] = jmp[d] * (k->dst_ng[d] > jmp[d] ? (k->dst_ng[d] + jmp[d] - 1) / jmp[d] : 1);
+      while (per[d] > INT_MAX) per[d] -= jmp[d]; /* larger shifts leave int */
     }
-  int64_t count = 1;
+  long long count = 1;
   for (int d = 0; d < 3; ++d) count *= 2 * (per[d] / jmp[d]) + 1;
+  BF_CHECK(count < INT_MAX / 3, BF_ERROR_MEMORY, "%lld periodic shifts: too many for a copy plan", count);
   int *s = malloc((size_t)(3 * count) * sizeof *s);
   BF_CHECK(s != NULL, BF_ERROR_MEMORY, "out of memory for a copy plan");
   int m = 0;
-  for (int i = -per[0]; i <= per[0]; i += jmp[0])
-    for (int j = -per[1]; j <= per[1]; j += jmp[1])
-      for (int l = -per[2]; l <= per[2]; l += jmp[2]) {
-        s[3 * m] = -i, s[3 * m + 1] = -j, s[3 * m + 2] = -l;
+  for (long long i = -per[0]; i <= per[0]; i += jmp[0])
+    for (long long j = -per[1]; j <= per[1]; j += jmp[1])
+      for (long long l = -per[2]; l <= per[2]; l += jmp[2]) {
+        s[3 * m] = (int)-i, s[3 * m + 1] = (int)-j, s[3 * m + 2] = (int)-l;
         ++m;
       }
   *out = s;
@@ -344,9 +350,13 @@ static int64_t *g2l_of(const bf_distmap *dm, int64_t n, int64_t *nlocal) {
 }
 
 static int build(const bf_plan_key *k, bf_plan *plan) {
+  const bf_box src_all = bf_mesh_bounding(k->src_ba);
   if (k->has_period) {
-    BF_CALL(bf_mesh_check_period(k->dst_ba, &k->period, plan_name(k->kind)));
-    if (k->src_ba != k->dst_ba) BF_CALL(bf_mesh_check_period(k->src_ba, &k->period, plan_name(k->kind)));
+    BF_CALL(bf_mesh_check_period(&src_all, &k->period, plan_name(k->kind)));
+    if (k->src_ba != k->dst_ba) {
+      const bf_box dst_all = bf_mesh_bounding(k->dst_ba);
+      BF_CALL(bf_mesh_check_period(&dst_all, &k->period, plan_name(k->kind)));
+    }
   }
   static const int zero[3] = {0, 0, 0};
   itemvec iv = {0};
@@ -356,8 +366,7 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
   if (!dg || !sg) err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a copy plan");
   const bf_box *db = bf_boxarray_data(k->dst_ba);
   int dim = bf_boxarray_dim(k->dst_ba);
-  bf_box all = bf_mesh_bounding(k->src_ba, NULL);
-  all = grow_clamped(&all, k->src_ng);
+  const bf_box all = grow_clamped(&src_all, k->src_ng);
   bf_isect_list ql = {0};
   int *fb_shifts = NULL, fb_ns = 0;
   int64_t *rank = NULL;
@@ -378,8 +387,8 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
        * (AMReX_FabArrayBase.cpp) drops the corner pieces of a cross exchange
        * from the send/receive tags between processes only, never from the
        * local copy tags, so on one process FillBoundary(cross=true) fills the
-       * corners too.  k->cross stays in the key for the copies between
-       * processes. */
+       * corners too (bf_multifab_fill_boundary keys both on one plan; the
+       * key keeps a cross field for copies between processes). */
       bf_box g = *v;
       (void)bf_box_grow(&g, k->dst_ng);
       np = bf_box_equal(&g, v) ? 0 : box_diff(&g, v, pieces);

@@ -404,16 +404,23 @@ static int ro_direction(double plo, double phi, double dx, double dxinv, int nce
   return 0;
 }
 
+/* dx and 1/dx from the domain and the physical domain; a domain length past
+ * C int is refused. */
+static int recompute_dx(bf_geometry *g) {
+  for (int d = 0; d < g->dim; ++d) {
+    int64_t n = bf_box_length(&g->domain, d);
+    BF_CHECK(n <= INT_MAX, BF_ERROR_OVERFLOW, "the index domain has %lld cells in direction %d, more than a C int holds",
+             (long long)n, d);
+    g->dx[d] = (g->prob_domain.hi[d] - g->prob_domain.lo[d]) / (double)n;
+    g->inv_dx[d] = 1.0 / g->dx[d];
+  }
+  return BF_SUCCESS;
+}
+
 int bf_geometry_compute_roundoff_domain(bf_geometry *g) {
   BF_CHECK_DIM(g->dim);
   bf_geometry r = *g;
-  for (int d = 0; d < r.dim; ++d) {
-    int64_t n = bf_box_length(&r.domain, d);
-    BF_CHECK(n <= INT_MAX, BF_ERROR_OVERFLOW, "the index domain has %lld cells in direction %d, more than a C int holds",
-             (long long)n, d);
-    r.dx[d] = bf_realbox_length(&r.prob_domain, d) / (double)n;
-    r.inv_dx[d] = 1.0 / r.dx[d];
-  }
+  BF_CALL(recompute_dx(&r));
   for (int d = 0; d < r.dim; ++d) {
     int64_t n = bf_box_length(&r.domain, d);
     BF_CHECK(n > 0, BF_ERROR_VALUE,
@@ -557,17 +564,6 @@ static int check_ratio(const bf_geometry *g, const int *ratio) {
 }
 
 /* dx and inv_dx of the new domain; the round-off domain stays (AMReX's coarsen/refine). */
-static int recompute_dx(bf_geometry *g) {
-  for (int d = 0; d < g->dim; ++d) {
-    int64_t n = bf_box_length(&g->domain, d);
-    BF_CHECK(n <= INT_MAX, BF_ERROR_OVERFLOW, "the index domain has %lld cells in direction %d, more than a C int holds",
-             (long long)n, d);
-    g->dx[d] = (g->prob_domain.hi[d] - g->prob_domain.lo[d]) / (double)n;
-    g->inv_dx[d] = 1.0 / g->dx[d];
-  }
-  return BF_SUCCESS;
-}
-
 int bf_geometry_coarsen(bf_geometry *g, const int *ratio) {
   BF_CALL(check_ratio(g, ratio));
   bf_geometry r = *g;

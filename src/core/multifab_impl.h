@@ -67,7 +67,7 @@ int bf_mf_check_period(const bf_multifab *mf, const bf_periodicity *period);
 int bf_mesh_intersecting(const bf_boxarray *ba, const bf_box *box, bf_isect_list *out);
 
 /* Bounding box of all boxes of `ba`, grown by grow[0..dim) (NULL: not grown). */
-bf_box bf_mesh_bounding(const bf_boxarray *ba, const int *grow);
+bf_box bf_mesh_bounding(const bf_boxarray *ba);
 
 /* Periodic shifts s = k * period (s = 0 included first) of AMReX's set for
  * ghost width ng (|k| <= max(1, ceil(ng / period)) per direction,
@@ -77,17 +77,18 @@ int bf_mesh_periodic_shifts(const bf_box *a, const bf_box *b, const bf_periodici
                             int *n);
 
 /* BF_ERROR_VALUE (naming `what`, the period and the data's bounding box) when
- * the boxes of `ba` span more than two periods in a periodic direction: the
+ * `bounding` (bf_mesh_bounding of a BoxArray) spans more than two periods in
+ * a periodic direction: the
  * period does not fit the data (AMReX's periodic Geometry holds its boxes in
  * one period; helper BoxArrays grown or coarsened from them stick out by less
  * than one more).  Within that bound the shifts and copies of a periodic
  * exchange stay proportional to the data; beyond it they grow without bound
  * (a 64^3 box with period 1 built a plan of 20 GB). */
-int bf_mesh_check_period(const bf_boxarray *ba, const bf_periodicity *period, const char *what);
+int bf_mesh_check_period(const bf_box *bounding, const bf_periodicity *period, const char *what);
 
 /* Owner mask over `region` (a sub-box of local fab li's valid box), x fastest:
  * 1 where the point is counted by sum_unique (see multifab.h), else 0.
- * `all`: bf_mesh_bounding(mf's BoxArray, NULL); `scratch`: a query list
+ * `all`: bf_mesh_bounding(mf's BoxArray); `scratch`: a query list
  * reused between calls (the caller frees it). */
 int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_box *all,
                       const bf_periodicity *period, bf_isect_list *scratch, uint8_t **mask);

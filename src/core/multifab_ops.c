@@ -166,7 +166,9 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
   BF_CALL(bf_mf_check_ng(a, ng, what));
   BF_CALL(bf_mf_check_region(a, region));
   BF_CALL(bf_mf_check_period(a, period));
-  if (unique && period) BF_CALL(bf_mesh_check_period(a->ba, period, what));
+  /* the owner masks' bounding box, also what the period is checked against */
+  const bf_box all = unique ? bf_mesh_bounding(a->ba) : (bf_box){0};
+  if (unique && period) BF_CALL(bf_mesh_check_period(&all, period, what));
   if (b) {
     BF_CALL(bf_multifab_check_compatible(a, b, what));
     BF_CALL(bf_mf_check_data(b));
@@ -195,7 +197,6 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
   memcpy(t, bf_tc_tasks(e), (size_t)n * sizeof *t);
   bf_mf_tasks_put(e);
   int64_t m = 0;
-  bf_box all = bf_mesh_bounding(a->ba, NULL);
   bf_isect_list scratch = {0};
   for (int64_t li = 0; li < a->nlocal && m < n; ++li) {
     bf_box bx = *mf_validbox(a, li);

@@ -13,10 +13,9 @@ int bf_mesh_intersecting(const bf_boxarray *ba, const bf_box *box, bf_isect_list
   return bf_boxarray_intersections(ba, box, false, out);
 }
 
-bf_box bf_mesh_bounding(const bf_boxarray *ba, const int *grow) {
+bf_box bf_mesh_bounding(const bf_boxarray *ba) {
   bf_box all;
   bf_boxarray_minimal_box(ba, &all);
-  if (grow) (void)bf_box_grow(&all, grow);
   return all;
 }
 
@@ -61,10 +60,9 @@ int bf_mesh_periodic_shifts(const bf_box *a, const bf_box *b, const bf_periodici
   return BF_SUCCESS;
 }
 
-int bf_mesh_check_period(const bf_boxarray *ba, const bf_periodicity *period, const char *what) {
-  if (!period || bf_boxarray_size(ba) == 0) return BF_SUCCESS;
-  bf_box all;
-  bf_boxarray_minimal_box(ba, &all);
+int bf_mesh_check_period(const bf_box *bounding, const bf_periodicity *period, const char *what) {
+  if (!period || !bf_box_ok(bounding)) return BF_SUCCESS;
+  const bf_box all = *bounding;
   for (int d = 0; d < all.dim; ++d) {
     int64_t p = period->period[d];
     if (p <= 0) continue;

@@ -40,12 +40,6 @@ bool bf_realbox_ok(const bf_realbox *rb) {
   return true;
 }
 
-bool bf_realbox_is_valid_domain(const bf_realbox *rb) {
-  for (int d = 0; d < rb->dim; ++d)
-    if (!(isfinite(rb->lo[d]) && isfinite(rb->hi[d]) && rb->lo[d] < rb->hi[d])) return false;
-  return true;
-}
-
 double bf_realbox_volume(const bf_realbox *rb) {
   if (!bf_realbox_ok(rb)) return 0.0;
   double v = bf_realbox_length(rb, 0);

@@ -132,7 +132,8 @@ int bfpy_to_double(PyObject *o, double *out, const char *what);
 /* True when o is an int-like (int / __index__, not bool-agnostic). */
 bool bfpy_is_intlike(PyObject *o);
 /* Every argument that takes "a list of ..." reads it through here: a new
- * reference to a list or tuple (for PySequence_Fast_GET_ITEM) with the items
+ * reference to a tuple (for PySequence_Fast_GET_ITEM; a list is snapshotted,
+ * so Python code run by `check` cannot shrink it under a loop) with the items
  * of `o` (a list, tuple, or any other iterable but text), each passed to
  * `check` (may be NULL; `ctx` is its own) as soon as it is read, before the
  * next one: a wrong element type stops at the first bad item, so that an

@@ -307,23 +307,16 @@ static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t
     return NULL;
   }
   PyObject *list = args[0];
-  if (PyUnicode_Check(list) || PyBytes_Check(list)) {
+  if (PyUnicode_Check(list) || PyBytes_Check(list) || PyByteArray_Check(list) ||
+      (!PySequence_Check(list) && !Py_TYPE(list)->tp_iter)) {
     PyErr_Format(PyExc_TypeError, "initialize() expects a list of \"key=value\" str tokens, not %.100s",
                  Py_TYPE(list)->tp_name);
     return NULL;
   }
-  if (!PySequence_Check(list) && !Py_TYPE(list)->tp_iter) {
-    PyErr_Format(PyExc_TypeError, "initialize() expects a list of \"key=value\" str tokens, not %.100s",
-                 Py_TYPE(list)->tp_name);
-    return NULL;
-  }
+  /* every token checked to be a str as it is read (INT_MAX of them at most) */
   PyObject *seq = bfpy_fast_sequence(list, INT_MAX, check_token, NULL, "initialize() token", "\"key=value\" strs");
   if (!seq) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  if (n > INT_MAX) {
-    Py_DECREF(seq);
-    return PyErr_Format(PyExc_OverflowError, "initialize(): too many tokens");
-  }
   const char **tokens = PyMem_Calloc((size_t)n + 1, sizeof *tokens);
   PyObject *result = NULL;
   if (!tokens) {
@@ -331,11 +324,7 @@ static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t
     goto done;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-    if (!PyUnicode_Check(item)) {
-      PyErr_Format(PyExc_TypeError, "initialize(): token %zd must be a str, not %.100s", i, Py_TYPE(item)->tp_name);
-      goto done;
-    }
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i); /* a str: check_token */
     Py_ssize_t len;
     tokens[i] = PyUnicode_AsUTF8AndSize(item, &len);
     if (!tokens[i]) goto done;

@@ -152,6 +152,56 @@ int bfpy_to_double(PyObject *o, double *out, const char *what) {
 
 static bool bfpy_is_text(PyObject *o) { return PyUnicode_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o); }
 
+/* Collects the items of iterator `it` (at most `max`, `cap` of them announced)
+ * into a new tuple, each passed to `check` as it is read.  The items wait in
+ * a private array until the end, so Python code run by `check` or by the
+ * iterator never meets a half-filled list. */
+static PyObject *collect_iter(PyObject *it, Py_ssize_t cap, Py_ssize_t max, bfpy_item_check check, void *ctx,
+                              const char *what) {
+  /* reserve what the iterable announces (as list() does with its length
+   * hint): an announced length too big for memory is a MemoryError at once */
+  PyObject **items = PyMem_Malloc((size_t)(cap > 0 ? cap : 1) * sizeof *items);
+  if (!items) {
+    PyErr_Format(PyExc_MemoryError, "%s has %zd items, more than fit in memory", what, cap);
+    return NULL;
+  }
+  Py_ssize_t n = 0;
+  if (cap < 1) cap = 1;
+  PyObject *item;
+  while ((item = PyIter_Next(it))) {
+    int bad = n >= max;
+    if (bad)
+      PyErr_Format(PyExc_ValueError, "%s has more than the %zd items it can take", what, max);
+    else if (check && check(item, ctx, what) < 0)
+      bad = 1;
+    else if (n == cap) {
+      Py_ssize_t ncap = (size_t)cap <= SIZE_MAX / 2 / sizeof *items / 2 ? 2 * cap : -1;
+      PyObject **grown = ncap > 0 ? PyMem_Realloc(items, (size_t)ncap * sizeof *items) : NULL;
+      if (!grown) {
+        PyErr_NoMemory();
+        bad = 1;
+      } else {
+        items = grown;
+        cap = ncap;
+      }
+    }
+    if (bad) {
+      Py_DECREF(item);
+      break;
+    }
+    items[n++] = item; /* the reference PyIter_Next gave */
+  }
+  PyObject *t = PyErr_Occurred() ? NULL : PyTuple_New(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (t)
+      PyTuple_SET_ITEM(t, i, items[i]); /* steals */
+    else
+      Py_DECREF(items[i]);
+  }
+  PyMem_Free(items);
+  return t;
+}
+
 PyObject *bfpy_fast_sequence(PyObject *o, Py_ssize_t max, bfpy_item_check check, void *ctx, const char *what,
                              const char *items) {
   if (bfpy_is_text(o) || !(PySequence_Check(o) || Py_TYPE(o)->tp_iter)) {
@@ -172,46 +222,24 @@ PyObject *bfpy_fast_sequence(PyObject *o, Py_ssize_t max, bfpy_item_check check,
     return NULL;
   }
   if (PyList_Check(o) || PyTuple_Check(o)) {
-    for (Py_ssize_t i = 0; i < len; ++i)
-      if (check && check(PySequence_Fast_GET_ITEM(o, i), ctx, what) < 0) return NULL;
-    return Py_NewRef(o);
+    /* a tuple snapshot: `check` runs Python code (__index__, __float__) that
+     * could shrink a list under a loop over it, here or in the caller */
+    PyObject *t = PyTuple_Check(o) ? Py_NewRef(o) : PyList_AsTuple(o);
+    if (!t) return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(t); ++i)
+      if (check && check(PyTuple_GET_ITEM(t, i), ctx, what) < 0) {
+        Py_DECREF(t);
+        return NULL;
+      }
+    return t;
   }
   /* any other iterable: one item at a time, each checked before the next is
-   * read (a Box iterates over its points: its first point stops it).  A
-   * length the iterable announces (range(10**12)) is reserved first, so
-   * that one too big for memory is a MemoryError at once instead of a list
-   * grown item by item until memory runs out. */
+   * read (a Box iterates over its points: its first point stops it) */
   PyObject *it = PyObject_GetIter(o);
   if (!it) return NULL;
-  Py_ssize_t cap = len > 0 ? len : 0, n = 0;
-  PyObject *list = PyList_New(cap), *item; /* slots [n, cap) stay NULL until filled */
-  if (!list) {
-    Py_DECREF(it);
-    if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_MemoryError, "%s has %zd items, more than fit in memory", what, len);
-    }
-    return NULL;
-  }
-  while ((item = PyIter_Next(it))) {
-    int bad = n >= max;
-    if (bad)
-      PyErr_Format(PyExc_ValueError, "%s has more than the %zd items it can take", what, max);
-    else if (check && check(item, ctx, what) < 0)
-      bad = 1;
-    else if (n < cap) {
-      PyList_SET_ITEM(list, n, Py_NewRef(item)); /* steals the new reference */
-    } else if (PyList_Append(list, item) < 0)
-      bad = 1;
-    Py_DECREF(item);
-    if (bad) break;
-    ++n;
-  }
+  PyObject *t = collect_iter(it, len, max, check, ctx, what);
   Py_DECREF(it);
-  /* fewer items than announced: drop the empty slots (Py_XDECREF of NULL) */
-  if (!PyErr_Occurred() && n < cap) PyList_SetSlice(list, n, cap, NULL);
-  if (PyErr_Occurred()) Py_CLEAR(list);
-  return list;
+  return t;
 }
 
 int bfpy_check_int_item(PyObject *item, void *ctx, const char *what) {
@@ -220,60 +248,91 @@ int bfpy_check_int_item(PyObject *item, void *ctx, const char *what) {
   return bfpy_to_int(item, &v, what);
 }
 
-static int check_real_item(PyObject *item, void *ctx, const char *what) {
-  (void)ctx;
-  double v;
-  return bfpy_to_double(item, &v, what);
+/* The item checks of bfpy_to_int_array / bfpy_to_double_array: each item is
+ * converted once, into out[i] (items past n, which make the caller's error,
+ * are converted and dropped). */
+typedef struct {
+  void *out;
+  int n, i;
+} fill_ctx;
+
+static int fill_int_item(PyObject *item, void *ctx, const char *what) {
+  fill_ctx *c = ctx;
+  int v;
+  if (bfpy_to_int(item, &v, what) < 0) return -1;
+  if (c->i < c->n) ((int *)c->out)[c->i] = v;
+  ++c->i;
+  return 0;
 }
 
-/* A list or tuple of exactly n numbers (ints when `ints`), read without
- * expanding a long sequence first. */
-static PyObject *bfpy_as_fast_sequence(PyObject *o, int n, bool ints, const char *what) {
+static int fill_real_item(PyObject *item, void *ctx, const char *what) {
+  fill_ctx *c = ctx;
+  double v;
+  if (bfpy_to_double(item, &v, what) < 0) return -1;
+  if (c->i < c->n) ((double *)c->out)[c->i] = v;
+  ++c->i;
+  return 0;
+}
+
+/* Exactly n numbers (ints when `ints`) from a sequence into out, each item
+ * converted once, without expanding a long sequence first. */
+static int to_number_array(PyObject *o, int n, void *out, bool ints, const char *what) {
+  fill_ctx c = {out, n, 0};
+  /* the common cases, converted in place: a tuple (nothing can change it), or
+   * a list of plain ints / floats (converting them runs no Python code that
+   * could change the list) */
+  bool direct = PyTuple_CheckExact(o) && PyTuple_GET_SIZE(o) == n;
+  if (!direct && PyList_CheckExact(o) && PyList_GET_SIZE(o) == n) {
+    direct = true;
+    for (int i = 0; i < n && direct; ++i) {
+      PyObject *x = PyList_GET_ITEM(o, i);
+      direct = PyLong_CheckExact(x) || (!ints && PyFloat_CheckExact(x));
+    }
+  }
+  if (direct) {
+    for (int i = 0; i < n; ++i)
+      if ((ints ? fill_int_item : fill_real_item)(PySequence_Fast_GET_ITEM(o, i), &c, what) < 0) return -1;
+    return 0;
+  }
   if (bfpy_is_text(o) || !PySequence_Check(o)) {
     PyErr_Format(PyExc_TypeError, "%s must be a sequence of %d numbers, not %.100s", what, n, Py_TYPE(o)->tp_name);
-    return NULL;
+    return -1;
   }
   Py_ssize_t len = PyList_Check(o) || PyTuple_Check(o) ? PySequence_Fast_GET_SIZE(o) : PySequence_Size(o);
   if (len < 0) { /* no length: read at most n + 1 items */
-    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
     PyErr_Clear();
   }
   if (len >= 0 && len != n) {
     PyErr_Format(PyExc_ValueError, "%s must have exactly %d components, got %zd", what, n, len);
-    return NULL;
+    return -1;
   }
-  PyObject *seq = bfpy_fast_sequence(o, (Py_ssize_t)n + 1, ints ? bfpy_check_int_item : check_real_item, NULL, what,
+  PyObject *seq = bfpy_fast_sequence(o, (Py_ssize_t)n + 1, ints ? fill_int_item : fill_real_item, &c, what,
                                      "numbers");
-  if (seq && PySequence_Fast_GET_SIZE(seq) != n) {
+  if (!seq) return -1;
+  Py_ssize_t got = PySequence_Fast_GET_SIZE(seq);
+  Py_DECREF(seq);
+  if (got != n) { /* a sequence whose length changed while it was read */
     PyErr_Format(PyExc_ValueError, "%s must have exactly %d components, got %s%zd", what, n,
-                 PySequence_Fast_GET_SIZE(seq) > n ? "more than " : "",
-                 PySequence_Fast_GET_SIZE(seq) > n ? (Py_ssize_t)n : PySequence_Fast_GET_SIZE(seq));
-    Py_CLEAR(seq);
+                 got > n ? "more than " : "", got > n ? (Py_ssize_t)n : got);
+    return -1;
   }
-  return seq;
+  return 0;
 }
 
 int bfpy_to_int_array(PyObject *o, int n, int *out, const char *what) {
-  PyObject *seq = bfpy_as_fast_sequence(o, n, true, what);
-  if (!seq) return -1;
-  for (int i = 0; i < n; ++i)
-    if (bfpy_to_int(PySequence_Fast_GET_ITEM(seq, i), &out[i], what) < 0) {
-      Py_DECREF(seq);
-      return -1;
-    }
-  Py_DECREF(seq);
+  int tmp[BF_SPACEDIM_MAX > 4 ? BF_SPACEDIM_MAX : 4];
+  int *dst = n <= (int)(sizeof tmp / sizeof *tmp) ? tmp : out;
+  if (to_number_array(o, n, dst, true, what) < 0) return -1;
+  if (dst != out) memcpy(out, dst, (size_t)n * sizeof *out);
   return 0;
 }
 
 int bfpy_to_double_array(PyObject *o, int n, double *out, const char *what) {
-  PyObject *seq = bfpy_as_fast_sequence(o, n, false, what);
-  if (!seq) return -1;
-  for (int i = 0; i < n; ++i)
-    if (bfpy_to_double(PySequence_Fast_GET_ITEM(seq, i), &out[i], what) < 0) {
-      Py_DECREF(seq);
-      return -1;
-    }
-  Py_DECREF(seq);
+  double tmp[BF_SPACEDIM_MAX > 4 ? BF_SPACEDIM_MAX : 4];
+  double *dst = n <= (int)(sizeof tmp / sizeof *tmp) ? tmp : out;
+  if (to_number_array(o, n, dst, false, what) < 0) return -1;
+  if (dst != out) memcpy(out, dst, (size_t)n * sizeof *out);
   return 0;
 }
 

@@ -1,6 +1,8 @@
 /* Ghost exchange against brute-force references: fill_boundary (periodic,
  * non-periodic, cross, fewer layers, component ranges), parallel_copy between
  * different BoxArrays, sum_boundary, override_sync, average_sync, plan cache. */
+#include <limits.h>
+
 #include "mftest.h"
 
 #define SENT (-999.0)
@@ -112,7 +114,10 @@ static void test_fill_boundary_errors_and_cache(void) {
   BFT_OK(bf_multifab_fill_boundary(mf, 0, 1, g1, NULL, false));  /* same plan, other comps */
   BFT_OK(bf_multifab_fill_boundary(mf2, 0, 1, g1, NULL, false)); /* same BoxArray and DM */
   BFT_CHECK(bf_plan_cache_size() == 1);
-  BFT_OK(bf_multifab_fill_boundary(mf, 0, 1, g1, NULL, true));
+  BFT_OK(bf_multifab_fill_boundary(mf, 0, 1, g1, NULL, true)); /* cross: the same copies on one process */
+  BFT_CHECK(bf_plan_cache_size() == 1);
+  bf_periodicity p3 = {3, {N, N, N}};
+  BFT_OK(bf_multifab_fill_boundary(mf, 0, 1, g1, &p3, false));
   BFT_CHECK(bf_plan_cache_size() == 2);
   /* the cache holds its own references (dst and src BoxArray per entry) */
   long rc = bf_boxarray_refcount(ba);
@@ -286,6 +291,31 @@ static void test_sync(void) {
     }
 }
 
+/* Periods near INT_MAX: AMReX's shift list (-per..per in steps of the
+ * period) must neither wrap nor run past its end (it was built in C int: a
+ * period above INT_MAX/2 overflowed the loop and wrote past the list; this
+ * test runs under AddressSanitizer in CI). */
+static void test_huge_periods(void) {
+  bf_box b = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_boxarray *ba = NULL;
+  BFT_OK(bf_boxarray_create_from_boxes(3, 1, &b, &ba));
+  const int periods[][3] = {{(1 << 30) + 1, 0, 0}, {INT_MAX, INT_MAX, INT_MAX}, {(1 << 30) + 8, 0, 8}};
+  for (int ng = 0; ng < 2; ++ng)
+    for (int i = 0; i < 3; ++i) {
+      bf_multifab *mf = make_mf(ba, 1, ng, BF_DTYPE_DOUBLE);
+      init_valid(mf);
+      bf_periodicity per = {3, {periods[i][0], periods[i][1], periods[i][2]}};
+      BFT_OK(bf_multifab_fill_boundary(mf, 0, 1, iv3(3, ng, ng, ng), &per, false));
+      int bad = 0;
+      bf_mf_fab fb;
+      bf_multifab_local_fab(mf, 0, &fb);
+      FOR_BOX(fb.validbox, p) bad += mf_get(mf, 0, p, 0) != f(p, 0, 3, false);
+      BFT_CHECK(bad == 0);
+      bf_multifab_destroy(&mf);
+    }
+  bf_boxarray_destroy(&ba);
+}
+
 int main(void) {
   uint64_t id;
   bf_runtime_initialize(0, NULL, &id);
@@ -294,6 +324,7 @@ int main(void) {
   BFT_RUN(test_parallel_copy);
   BFT_RUN(test_sum_boundary);
   BFT_RUN(test_sync);
+  BFT_RUN(test_huge_periods);
   bf_plan_cache_clear();
   bf_runtime_finalize();
   return bft_report();
