@@ -152,8 +152,20 @@ BF_EXPORT void bf_ptile_destroy(bf_ptile **t);
 
 BF_EXPORT const bf_playout *bf_ptile_layout(const bf_ptile *t);
 BF_EXPORT bf_arena *bf_ptile_arena(const bf_ptile *t);
-/** Add run-time components (existing particles get 0 in them). */
-BF_EXPORT int bf_ptile_add_comps(bf_ptile *t, int nreal, int nint);
+/** Add run-time components (existing particles get 0 in them), named by
+ *  real_names[nreal] / int_names[nint] (the arrays or entries may be NULL:
+ *  default names).  BF_ERROR_VALUE for a name the tile already has.
+ *  Default names follow pyAMReX's soa_real_comps / soa_int_comps: SoA reals
+ *  of pure SoA layouts are "x", "y", "z", "a", ..., "w", "r0", "r1", ...
+ *  (the list does not depend on dim, as in pyAMReX), of legacy layouts
+ *  "a", ..., "w", "r0", ...; ints "i0", "i1", ... */
+BF_EXPORT int bf_ptile_add_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                                 const char *const *int_names);
+/** Borrowed name of SoA component comp (NULL when out of range); rename. */
+BF_EXPORT const char *bf_ptile_real_comp_name(const bf_ptile *t, int comp);
+BF_EXPORT const char *bf_ptile_int_comp_name(const bf_ptile *t, int comp);
+BF_EXPORT int bf_ptile_set_real_comp_name(bf_ptile *t, int comp, const char *name);
+BF_EXPORT int bf_ptile_set_int_comp_name(bf_ptile *t, int comp, const char *name);
 
 /** Particles (real + neighbours), i.e. the length of the idcpu / AoS vector. */
 BF_EXPORT int64_t bf_ptile_size(const bf_ptile *t);
