@@ -246,6 +246,75 @@ class Array4_ushort_const(_Array4):
     """Array4_<T>_const(...): a read-only non-owning 4-D view (i, j, k, n) with absolute AMReX"""
     def __getitem__(self, key: Any, /) -> Any: ...
 
+class _ArrayOfStructs:
+    """Base of the ArrayOfStructs_<NR>_<NI>_<alloc> types."""
+    __array_interface__: Any
+    __cuda_array_interface__: Any
+    def __delitem__(self, key: Any, /) -> None: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+    def back(self) -> Any: ...
+    def empty(self) -> bool: ...
+    def getNumNeighbors(self) -> int: ...
+    def numNeighborParticles(self) -> int: ...
+    def numParticles(self) -> int: ...
+    def numRealParticles(self) -> int: ...
+    def numTotalParticles(self) -> int: ...
+    def pop_back(self) -> Any: ...
+    def push_back(self, p: Any, /) -> None: ...
+    def setNumNeighbors(self, n: Any, /) -> None: ...
+    def size(self) -> int: ...
+    @staticmethod
+    def test_sizes() -> Any: ...
+    def to_cupy(self, copy: Any = False) -> Any: ...
+    def to_host(self) -> Any: ...
+    def to_numpy(self, copy: Any = False) -> Any: ...
+    def to_xp(self, copy: Any = False) -> Any: ...
+
+class ArrayOfStructs_16_4_arena(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_async(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_default(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_device(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_managed(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_pinned(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_std(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_arena(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_async(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_default(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_device(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_managed(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_pinned(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_std(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
 class BaseFab_Real:
     """BaseFab_Real: the Real data of one Box, n components."""
     def __array__(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -823,6 +892,437 @@ class MultiFab(FabArray_FArrayBox):
     @classmethod
     def xpay(cls, *args: Any, **kwargs: Any) -> Any: ...
 
+class _PODVector:
+    """Base of the PODVector_<T>_<alloc> types (not instantiable)."""
+    __array_interface__: Any
+    __cuda_array_interface__: Any
+    def __delitem__(self, key: Any, /) -> None: ...
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __len__(self) -> int: ...
+    def __repr__(self) -> str: ...
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+    def assign(self, value: Any) -> None: ...
+    def capacity(self) -> int: ...
+    def clear(self) -> None: ...
+    def empty(self) -> bool: ...
+    def pop_back(self) -> None: ...
+    def push_back(self, value: Any, /) -> None: ...
+    def reserve(self, capacity: Any, /) -> None: ...
+    def resize(self, *args: Any, **kwargs: Any) -> None: ...
+    def shrink_to_fit(self) -> None: ...
+    def size(self) -> int: ...
+    def to_cupy(self, copy: Any = False) -> Any: ...
+    def to_host(self) -> Any: ...
+    def to_numpy(self, copy: Any = False) -> Any: ...
+    def to_xp(self, copy: Any = False) -> Any: ...
+
+class PODVector_int_arena(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_async(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_device(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_managed(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_pinned(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_std(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_arena(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_async(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_device(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_managed(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_pinned(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_std(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_arena(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_async(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_device(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_managed(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_pinned(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_std(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class _ParticleInitType:
+    """Base of the ParticleInitType_<S> types (not instantiable)."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+class ParticleInitType_16_4_0_0(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    int_struct_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+    real_struct_data: Any
+
+class ParticleInitType_2_1_3_1(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    int_struct_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+    real_struct_data: Any
+
+class ParticleInitType_pureSoA_3_0(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+
+class ParticleInitType_pureSoA_7_0(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+
+class ParticleInitType_pureSoA_8_0(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+
+class _ParticleTileData:
+    """Base of the ParticleTileData_<S> types."""
+    def __delitem__(self, key: Any, /) -> None: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+    def get_super_particle(self, i: Any, /) -> Any: ...
+    m_num_runtime_int: Any
+    m_num_runtime_real: Any
+    m_size: Any
+    def set_super_particle(self, p: Any, i: Any, /) -> Any: ...
+
+class ParticleTileData_16_4_0_0(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class ParticleTileData_2_1_3_1(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class ParticleTileData_pureSoA_3_0(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class ParticleTileData_pureSoA_7_0(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class ParticleTileData_pureSoA_8_0(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class _ParticleTile:
+    """Base of the ParticleTile_<S>_<alloc> types."""
+    def __delitem__(self, key: Any, /) -> None: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+    def capacity(self) -> int: ...
+    def define(self, n_runtime_real: Any, n_runtime_int: Any, real_names: Any = None, int_names: Any = None, /) -> None: ...
+    empty: Any
+    def get_num_neighbors(self) -> int: ...
+    def get_particle_tile_data(self) -> Any: ...
+    def get_struct_of_arrays(self) -> Any: ...
+    int_names: Any
+    num_int_comps: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_comps: Any
+    num_real_particles: Any
+    num_runtime_int_comps: Any
+    num_runtime_real_comps: Any
+    num_total_particles: Any
+    def push_back(self, p: Any, /) -> None: ...
+    def push_back_int(self, *args: Any, **kwargs: Any) -> None: ...
+    def push_back_real(self, *args: Any, **kwargs: Any) -> None: ...
+    real_names: Any
+    def resize(self, n: Any, /) -> None: ...
+    def set_num_neighbors(self, n: Any, /) -> None: ...
+    def shrink_to_fit(self) -> None: ...
+    size: Any
+    def swap(self, other: Any, /) -> None: ...
+
+class ParticleTile_16_4_0_0_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_pureSoA_3_0_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_3_0_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_3_0_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_3_0_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_3_0_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_3_0_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_3_0_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_7_0_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_7_0_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_7_0_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_7_0_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_7_0_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_7_0_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_7_0_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class _Particle:
+    """Base of the Particle_<NR>_<NI> types (not instantiable)."""
+    def NextID(self, *args: Any, **kwargs: Any) -> int: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def __str__(self) -> str: ...
+    def cpu(self) -> int: ...
+    def get_idata(self, *args: Any, **kwargs: Any) -> Any: ...
+    def get_rdata(self, *args: Any, **kwargs: Any) -> Any: ...
+    def id(self) -> int: ...
+    def pos(self, *args: Any, **kwargs: Any) -> Any: ...
+    def setPos(self, *args: Any, **kwargs: Any) -> None: ...
+    def set_idata(self, *args: Any, **kwargs: Any) -> None: ...
+    def set_rdata(self, *args: Any, **kwargs: Any) -> None: ...
+
+class Particle_16_4(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+    y: Any
+    z: Any
+
+class Particle_2_1(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+    y: Any
+    z: Any
+
+class Particle_3_0(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+    y: Any
+    z: Any
+
+class Particle_5_2(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+    y: Any
+    z: Any
+
+class Particle_7_0(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+    y: Any
+    z: Any
+
+class Particle_8_0(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+    y: Any
+    z: Any
+
 class Periodicity:
     """Periodicity() / Periodicity(period: IntVect, /): period length per direction (0 = not periodic)."""
     def __eq__(self, value: object, /) -> bool: ...
@@ -908,6 +1408,158 @@ class RealVect:
     vectorLength: Any
     @classmethod
     def zero_vector(cls) -> RealVect: ...
+
+class _StructOfArrays:
+    """Base of the StructOfArrays_<...>_<alloc> types."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __len__(self) -> int: ...
+    def __repr__(self) -> str: ...
+    def define(self, n_runtime_real: Any, n_runtime_int: Any, real_names: Any = None, int_names: Any = None, /) -> None: ...
+    def get_int_data(self, *args: Any, **kwargs: Any) -> Any: ...
+    def get_num_neighbors(self) -> int: ...
+    def get_real_data(self, *args: Any, **kwargs: Any) -> Any: ...
+    has_idcpu: Any
+    int_names: Any
+    num_int_comps: Any
+    num_particles: Any
+    num_real_comps: Any
+    num_real_particles: Any
+    num_total_particles: Any
+    real_names: Any
+    def resize(self, n: Any, /) -> None: ...
+    def set_num_neighbors(self, n: Any, /) -> None: ...
+    size: Any
+    def soa_int_comps(self, num_comps: Any) -> Any: ...
+    def soa_real_comps(self, num_comps: Any, spacedim: Any = 3, rotate: Any = True) -> Any: ...
+    def to_cupy(self, copy: Any = False) -> Any: ...
+    def to_numpy(self, copy: Any = False) -> Any: ...
+    def to_xp(self, copy: Any = False) -> Any: ...
+
+class StructOfArrays_0_0_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_0_idcpu_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_3_0_idcpu_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_3_0_idcpu_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_3_0_idcpu_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_3_0_idcpu_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_3_0_idcpu_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_3_0_idcpu_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_3_1_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_7_0_idcpu_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_7_0_idcpu_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_7_0_idcpu_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_7_0_idcpu_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_7_0_idcpu_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_7_0_idcpu_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_7_0_idcpu_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
 
 class Vector_BoxArray:
     """Vector_BoxArray() / Vector_BoxArray(other: Vector_BoxArray, /) / Vector_BoxArray(iterable, /): a typed list of BoxArray (shared, as BoxArray copies are). Elements are checked on insertion (TypeError; OverflowError for ints out of range)."""

@@ -769,6 +769,17 @@ static int pv_setitem(PyObject *self, PyObject *key, PyObject *value) {
 
 static Py_ssize_t pv_len(PyObject *self) { return (Py_ssize_t)bf_podvec_size(PV(self)->v); }
 
+/* The sequence protocol (iteration stops at IndexError). */
+static PyObject *pv_sq_item(PyObject *self, Py_ssize_t i) {
+  if (i < 0 || (int64_t)i >= bf_podvec_size(PV(self)->v)) {
+    PyErr_Format(PyExc_IndexError, "%s index out of range", pv_name(self));
+    return NULL;
+  }
+  unsigned char buf[8];
+  if (bfpy_check(bf_podvec_get(PV(self)->v, (int64_t)i, buf)) < 0) return NULL;
+  return pv_elem(PV(self)->pv, buf);
+}
+
 static PyObject *pv_size(PyObject *self, PyObject *noargs) {
   (void)noargs;
   return PyLong_FromLongLong(bf_podvec_size(PV(self)->v));
@@ -1026,6 +1037,7 @@ static PyType_Slot pv_base_slots[] = {
     {Py_mp_ass_subscript, pv_setitem},
     {Py_mp_length, pv_len},
     {Py_sq_length, pv_len},
+    {Py_sq_item, pv_sq_item},
     {Py_bf_getbuffer, pv_getbuffer},
     {0, NULL},
 };
