@@ -79,6 +79,8 @@ def test_alloc_variants_share_members(dim):
         assert len(bases) == 1
 
 
+# Views of host memory use the `std` allocator (host memory in every build; `default` is The_Arena,
+# device memory on GPU builds).
 # ---- PODVector ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", PV_DTYPES)
 @pytest.mark.parametrize("alloc", PV_ALLOCS)
@@ -93,7 +95,7 @@ def test_podvector_against_list(kind, alloc):
         v.push_back(int(x))
         ref.append(dt(x))
     assert v.size() == 300 and not v.empty() and v.capacity() >= 300
-    np.testing.assert_array_equal(v.to_numpy(), np.array(ref, dtype=dt))
+    np.testing.assert_array_equal(v.to_numpy(copy=True), np.array(ref, dtype=dt))   # any memory
     assert all(v[i] == ref[i] for i in range(0, 300, 7))
     assert isinstance(v[0], float if kind == "real" else int)
     v.pop_back()
@@ -104,14 +106,14 @@ def test_podvector_against_list(kind, alloc):
     ref += [dt(5)] * 11
     v.resize(312)
     ref += [dt(0)] * 2
-    np.testing.assert_array_equal(v.to_numpy(), np.array(ref, dtype=dt))
+    np.testing.assert_array_equal(v.to_numpy(copy=True), np.array(ref, dtype=dt))
     v.resize(4)
     v.shrink_to_fit()
     assert v.capacity() == 4
     v.reserve(100)
     assert v.capacity() == 100 and v.size() == 4
     v.assign(9)
-    np.testing.assert_array_equal(v.to_numpy(), np.full(4, 9, dtype=dt))
+    np.testing.assert_array_equal(v.to_numpy(copy=True), np.full(4, 9, dtype=dt))
     v.clear()
     assert v.size() == 0
     with pytest.raises(ValueError, match="Vector is empty."):
@@ -338,7 +340,7 @@ def aos_reference_dtype(dim, nr, ni):
 @pytest.mark.parametrize("nr,ni", [(2, 1), (16, 4)])
 def test_aos_structured_view(dim, nr, ni):
     amr = MODS[dim]
-    aos = getattr(amr, f"ArrayOfStructs_{nr}_{ni}_default")()
+    aos = getattr(amr, f"ArrayOfStructs_{nr}_{ni}_std")()
     P = getattr(amr, f"Particle_{nr}_{ni}")
     ref = np.zeros(5, aos_reference_dtype(dim, nr, ni))
     for k in range(5):
@@ -383,7 +385,7 @@ def test_aos_structured_view(dim, nr, ni):
 
 
 def test_aos_counts_and_errors():
-    aos = amr3.ArrayOfStructs_2_1_default()
+    aos = amr3.ArrayOfStructs_2_1_std()
     assert aos.empty() and aos.size() == aos.numParticles() == 0
     with pytest.raises(ValueError, match="AoS is empty."):
         aos.to_numpy()
@@ -415,7 +417,7 @@ def test_aos_counts_and_errors():
 
 
 def test_aos_view_survives_reallocation_and_owner():
-    pt = amr3.ParticleTile_2_1_3_1_default()
+    pt = amr3.ParticleTile_2_1_3_1_std()
     for k in range(3):
         pt.push_back(amr3.Particle_5_2(k, 0, 0, 1, 2, 3, 4, 5, 6, 7))
     aos = pt.get_array_of_structs()
@@ -430,13 +432,13 @@ def test_aos_view_survives_reallocation_and_owner():
 @pytest.mark.parametrize("dim", DIMS)
 def test_soa_names_and_views(dim):
     amr = MODS[dim]
-    pt = getattr(amr, "ParticleTile_pureSoA_8_0_default")()
+    pt = getattr(amr, "ParticleTile_pureSoA_8_0_std")()
     for k in range(4):
         pt.push_back(amr.Particle_8_0(*[0.0] * dim, *[k + 0.1 * c for c in range(8)]))
     soa = pt.get_struct_of_arrays()
     assert soa.has_idcpu and soa.num_real_comps == 8 and soa.num_int_comps == 0 and len(soa) == soa.size == 4
     t = soa.to_numpy()
-    assert type(t).__name__ == "StructOfArrays_8_0_idcpu_default_np"
+    assert type(t).__name__ == "StructOfArrays_8_0_idcpu_std_np"
     assert list(t.real) == ["x", "y", "z", "a", "b", "c", "d", "e"] == soa.soa_real_comps(8)
     for c, name in enumerate(t.real):
         np.testing.assert_array_equal(t.real[name], [k + 0.1 * c for k in range(4)])
@@ -461,7 +463,7 @@ def test_soa_names_and_views(dim):
         pt.define(0, 0, [1], [])
     with pytest.raises(ValueError):
         pt.define(-1, 0)
-    legacy = amr.StructOfArrays_3_1_default()
+    legacy = amr.StructOfArrays_3_1_std()
     assert not legacy.has_idcpu and legacy.real_names == ["a", "b", "c"] and legacy.int_names == ["i0"]
     assert not hasattr(legacy, "get_idcpu_data")
     with pytest.raises(ValueError, match="SoA is empty."):
@@ -478,7 +480,7 @@ def test_tile_super_particle_round_trip(dim):
         legacy, nsr, nsi, nar, nai = layout(s)
         nr, ni = nsr + nar, nsi + nai
         P = getattr(amr, f"Particle_{nr}_{ni}")
-        pt = getattr(amr, f"ParticleTile_{s}_default")()
+        pt = getattr(amr, f"ParticleTile_{s}_std")()
         assert pt.NAR == nar and pt.NAI == nai
         rng = np.random.default_rng(len(s))
         data = rng.random((6, dim + nr))
@@ -527,7 +529,7 @@ def test_tile_super_particle_round_trip(dim):
 
 
 def test_tile_pyamrex_partial_pushes_and_consistency():
-    pt = amr3.ParticleTile_2_1_3_1_default()
+    pt = amr3.ParticleTile_2_1_3_1_std()
     pt.push_back(amr3.Particle_2_1(1, 2, 3, 4, 5, 6))      # array of structs only (AMReX)
     soa = pt.get_struct_of_arrays()
     assert pt.size == 1 and soa.size == 0
@@ -554,7 +556,7 @@ def test_tile_pyamrex_partial_pushes_and_consistency():
     assert pt.capacity() == 4
     pt.set_num_neighbors(2)
     assert pt.num_neighbor_particles == 2 and pt.num_total_particles == 6 and pt.num_particles == 4
-    other = amr3.ParticleTile_2_1_3_1_default()
+    other = amr3.ParticleTile_2_1_3_1_std()
     other.push_back(amr3.Particle_5_2(9, 9, 9, 1, 1, 1, 1, 1, 1, 1))
     pt.swap(other)
     assert pt.size == 1 and other.size == 6 and pt[0].x == 9
@@ -589,7 +591,7 @@ def test_lifetime_tile_deleted_while_views_live():
     out = run_py("""
         import gc, numpy as np
         import boxfab.space3d as amr
-        pt = amr.ParticleTile_pureSoA_8_0_default()
+        pt = amr.ParticleTile_pureSoA_8_0_std()
         for k in range(100):
             pt.push_back(amr.Particle_8_0(0, 0, 0, *[k] * 8))
         soa = pt.get_struct_of_arrays()
@@ -623,7 +625,7 @@ def test_lifetime_views_across_reallocation_and_finalize():
         for k in range(10):
             v.push_back(k)
         a, m = v.to_numpy(), memoryview(v)
-        aos = amr.ArrayOfStructs_2_1_default()
+        aos = amr.ArrayOfStructs_2_1_std()
         aos.push_back(amr.Particle_2_1(1, 2, 3, 4, 5))
         s = aos.to_numpy()
         for k in range(10000):
