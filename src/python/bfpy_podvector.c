@@ -860,16 +860,18 @@ static PyObject *pv_to_host(PyObject *self, PyObject *noargs) {
   return r;
 }
 
-/* Keep `view` (its buffer) as long as this object: a consumer of an interface dict holds us, not the memory. */
-static int pv_pin(PyObject *self, PyObject *view) {
-  pvec_object *o = PV(self);
-  if (!o->pinned && !(o->pinned = PyList_New(0))) return -1;
+int bfpy_podview_pin(PyObject **pinned, PyObject *view) {
   bf_buffer *b = ((pview_object *)view)->buf;
   if (!b) return 0;
-  Py_ssize_t n = PyList_GET_SIZE(o->pinned);
-  if (n > 0 && ((pview_object *)PyList_GET_ITEM(o->pinned, n - 1))->buf == b) return 0;
-  return PyList_Append(o->pinned, view);
+  if (!*pinned && !(*pinned = PyList_New(0))) return -1;
+  Py_ssize_t n = PyList_GET_SIZE(*pinned);
+  for (Py_ssize_t i = 0; i < n; ++i) /* already kept (the same storage as before) */
+    if (((pview_object *)PyList_GET_ITEM(*pinned, i))->buf == b) return 0;
+  return PyList_Append(*pinned, view);
 }
+
+/* Keep `view` (its buffer) as long as this object: a consumer of an interface dict holds us, not the memory. */
+static int pv_pin(PyObject *self, PyObject *view) { return bfpy_podview_pin(&PV(self)->pinned, view); }
 
 static PyObject *pv_interface(PyObject *self, bool cuda) {
   PyObject *view = pview_new(PV(self)->v, NULL);

@@ -827,11 +827,7 @@ static PyObject *aos_view(PyObject *self) {
   return bfpy_podview_new(aos_vec(self), descr);
 }
 
-static int aos_pin(PyObject *self, PyObject *view) {
-  pt_object *o = PT(self);
-  if (!o->pinned && !(o->pinned = PyList_New(0))) return -1;
-  return PyList_Append(o->pinned, view);
-}
+static int aos_pin(PyObject *self, PyObject *view) { return bfpy_podview_pin(&PT(self)->pinned, view); }
 
 static PyObject *aos_interface(PyObject *self, bool cuda) {
   PyObject *view = aos_view(self);
