@@ -1,13 +1,33 @@
 /* Private: the backend interface.  A backend fills a bf_backend table with
- * memory functions and the MultiFab kernels; the core calls only through a
- * table.  There is one table per kind of memory (backend.c):
- *   - the CPU table (src/backend/cpu) always exists;
- *   - the CUDA table (src/backend/cuda) exists when the library was built with
- *     CUDA, cudaGetDeviceCount reports a device, and BOXFAB_DEVICE is not "cpu".
+ * memory functions, the MultiFab kernels and (device backends) the device
+ * glue; the core calls a backend only through a table.
+ *
+ * Layering (no circle between the core and a backend):
+ *   - a backend is one folder src/backend/<name>/ whose sources include this
+ *     header (and the public headers, for the error functions) and define one
+ *     registration descriptor, `const bf_backend_provider
+ *     bf_backend_provider_<name>` (a name, whether it drives a device, and a
+ *     fill function).  Nothing else of a backend is visible to the core;
+ *   - CMake lists the backends of the build (BOXFAB_BACKENDS in
+ *     CMakeLists.txt: cpu first, then cuda where nvcc exists) and generates
+ *     the X-macro BOXFAB_BACKEND_LIST(X) in boxfab_config.h; backend.c is the
+ *     only core file that names the descriptors, through that list;
+ *   - the core (gpu.c, arena.c, the MultiFab and particle code) reaches a
+ *     backend only through the tables below.
+ * Adding a backend is one new folder plus one line in CMakeLists.txt.
+ *
+ * There is one table per kind of memory (backend.c):
+ *   - the host table (the first backend of the list, "cpu") always exists;
+ *   - the device table is the first device backend of the list whose fill
+ *     succeeds (a device found and initialized), unless BOXFAB_DEVICE is
+ *     "cpu"; BOXFAB_DEVICE=<name> tries only that device backend;
+ *   - the pinned table (pinned memory of the device backend) has the device's
+ *     memory functions and glue and the host's kernels, which the core runs
+ *     after waiting for the device (see bf_backend_host_sync).
  * bf_backend_for_kind(kind) gives the table for memory of an arena kind: the
- * CUDA table for device/managed/async memory (and The_Arena) when there is a
- * GPU, the CPU table for host memory; pinned memory gets a table with the
- * CUDA memory functions and the CPU kernels.  Nothing here is public. */
+ * device table for device/managed/async memory (and The_Arena) when there is
+ * a device, the host table for host memory; the pinned table for pinned
+ * memory.  Nothing here is public. */
 #ifndef BOXFAB_BACKEND_H
 #define BOXFAB_BACKEND_H
 
@@ -147,6 +167,49 @@ typedef struct bf_xlist {
   bool pairs;
 } bf_xlist;
 
+/* ---- particle-mesh coupling (src/core/particles_mesh.c) ---------------------
+ * One tile of particles and the fab of its grid, as the pmesh kernels see
+ * them.  Particle i (0 <= i < np) has position d (< dim) at pos[d][i * pstride]
+ * (pure SoA: the position arrays, pstride 1; legacy: the AoS array at the
+ * struct's pos[d], pstride = struct size / 8) and value val[i] (deposit: the
+ * weight, NULL = 1; interpolate: written).  The fab's component is `fab`
+ * (data at the fab's lo corner of that component, js/ks strides in
+ * elements), covering cells flo..fhi (valid box grown by the ghost cells;
+ * unused dims 0..0). */
+typedef struct bf_pmesh_tile {
+  int64_t np;
+  const double *pos[3];
+  int64_t pstride;
+  double *val;
+  double *fab;
+  int64_t js, ks;
+  int flo[3], fhi[3];
+} bf_pmesh_tile;
+
+/* Shapes (BF_SHAPE_* of particles.h): with l = (x - plo) * dxi along a
+ * direction (plo the problem domain's lo, dxi 1/dx), the cells and weights
+ * are, relative to the domain's lo cell dlo:
+ *   NGP: cell floor(l), weight 1;
+ *   CIC: with L = l + 0.5, s = floor(L) - 1, t = L - (s + 1): cells s, s+1,
+ *        weights 1 - t, t (AMReX's ParticleInterpolator::Linear);
+ *   TSC: c = floor(l), d = l - c - 0.5: cells c-1, c, c+1, weights
+ *        (0.5 - d)^2 / 2, 0.75 - d^2, (0.5 + d)^2 / 2.
+ * A particle's weight in cell (i, j, k) is the product over the dim
+ * directions (unused directions: index 0, weight 1). */
+typedef struct bf_pmesh_args {
+  int dim, shape;
+  double plo[3], dxi[3];
+  int dlo[3];
+  double scale; /* deposit: each contribution is val * weight * scale (1 / cell volume) */
+  int64_t ntiles;
+  const bf_pmesh_tile *tiles;
+  /* Deposit: tiles [group_start[g], group_start[g+1]) write the same fab
+   * (tiles of one grid): a host kernel runs a group on one thread; a device
+   * kernel adds atomically and may ignore the groups. */
+  int64_t ngroups;
+  const int64_t *group_start;
+} bf_pmesh_args;
+
 typedef struct bf_backend {
   const char *name;
   /* Memory of a kind (bf_arena_kind); blocks 64-byte aligned; true flags of what is returned. */
@@ -175,7 +238,43 @@ typedef struct bf_backend {
   int (*run_elementwise)(void *handle, const bf_kargs *args);
   int (*run_reduce)(void *handle, const bf_kargs *args, bf_kresult *out);
   void (*release)(void *handle);
+  /* ---- device glue (bf_gpu_*, gpu.c), NULL in the host table ------------------
+   * Each returning int sets the error message on failure and returns its code. */
+  const char *device_api;                      /* "CUDA": bf_gpu_backend_name */
+  int (*device_count)(void);                   /* raw count, 0 on any error */
+  int (*device_id)(void);                      /* current device or -1 */
+  void *(*stream)(void);                       /* the backend's stream on the current device (lazy), NULL on error */
+  int (*synchronize)(void);                    /* wait for the backend's stream */
+  int (*copy_sync)(void *dst, const void *src, size_t nbytes); /* any direction, waits */
+  int (*memory_info)(size_t *free_bytes, size_t *total_bytes);
+  int64_t (*alloc_count)(void);                /* arena blocks obtained from the device runtime */
+  bool (*stream_idle)(void);                   /* nothing pending on the backend's stream */
+  int (*stream_wait)(void *consumer);          /* consumer waits for the backend's stream */
+  int (*wait_stream)(void *producer);          /* the backend's stream waits for producer */
+  void (*pointer_info)(const void *ptr, int *kind, int *device); /* BF_GPU_MEMORY_*, device or -1 */
+  bool (*has_free)(size_t nbytes);             /* nbytes more fit in the current device's free memory */
+  /* ---- particle-mesh coupling (particles_mesh.c; every table) -----------------
+   * Deposit every tile's particles into its fab (+= val * weight * scale per
+   * cell of the stencil) / interpolate (val = sum of weight * fab value over
+   * the stencil).  A particle whose stencil does not lie inside its fab's
+   * cells flo..fhi (or whose position is not finite) is skipped and counted
+   * in *nskipped; the others are done.  Returns 0, or 1 with the error set
+   * (device failure).  Data lie in memory the table's kernels reach. */
+  int (*pmesh_deposit)(const bf_pmesh_args *args, int64_t *nskipped);
+  int (*pmesh_interpolate)(const bf_pmesh_args *args, int64_t *nskipped);
 } bf_backend;
+
+/* Registration of a backend: each backend folder defines one
+ * `const bf_backend_provider bf_backend_provider_<name>` (see the top of this
+ * file).  `fill` fills a zeroed table and returns 0, or returns 1 when the
+ * backend cannot be used here (no device, no driver): then the table is
+ * ignored.  The host backend (device false) must always succeed; a device
+ * backend's fill sets the device glue. */
+typedef struct bf_backend_provider {
+  const char *name; /* the folder's name: "cpu", "cuda" */
+  bool device;      /* drives a device (else: the host backend) */
+  int (*fill)(bf_backend *b);
+} bf_backend_provider;
 
 /* What of an element-wise op a grouped list's handle depends on (the
  * conflicts between tasks): reads b, reads c, writes b. */
@@ -211,33 +310,23 @@ const bf_backend *bf_backend_for_arena(const struct bf_arena *arena);
  * memory) sets a BF_ERROR_VALUE message naming `what` and returns NULL. */
 const bf_backend *bf_backend_for_arenas(int n, const struct bf_arena *const *arenas, const char *what);
 
-/* True when a CUDA device is used (the CUDA table exists). */
+/* True when a device backend is used (the device table exists). */
 bool bf_backend_have_gpu(void);
 
-/* Fill `b` with the CPU backend (src/backend/cpu). */
+/* The device table, NULL when no device backend is used. */
+const bf_backend *bf_backend_device(void);
+
+/* Before host code reads or writes memory of table `be` directly (not
+ * through be's functions): for the pinned table, wait for the device's
+ * pending work; otherwise nothing.  Returns 0 or an error code. */
+int bf_backend_host_sync(const bf_backend *be);
+
+/* The CPU backend's fill (src/backend/cpu), also reached through its
+ * provider; backends and tests may use it to get the host kernels. */
 void bf_backend_cpu_fill(bf_backend *b);
 
-/* Fill `b` with the CUDA backend (src/backend/cuda, CUDA builds only).
- * Returns 0 when a device was found and initialized, 1 otherwise (then `b`
- * is untouched). */
-int bf_backend_cuda_fill(bf_backend *b);
-
-/* ---- CUDA glue (src/backend/cuda; defined in CUDA builds only) ----------
- * Each sets the error message on failure and returns its code. */
-int bf_cuda_device_count(void);             /* raw count, 0 on any error */
-int bf_cuda_device_id(void);                /* current device or -1 */
-void *bf_cuda_stream(void);                 /* boxfab's stream on the current device (lazy), NULL on error */
-int bf_cuda_synchronize(void);              /* wait for boxfab's stream */
-int bf_cuda_memcpy(void *dst, const void *src, size_t nbytes); /* any direction, waits */
-int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes);
-int64_t bf_cuda_alloc_count(void);          /* arena blocks obtained from CUDA */
-bool bf_cuda_stream_idle(void);             /* nothing pending on boxfab's stream */
-int bf_cuda_stream_wait(void *consumer);    /* consumer waits for boxfab's stream */
-int bf_cuda_wait_stream(void *producer);    /* boxfab's stream waits for producer */
-void bf_cuda_pointer_info(const void *ptr, int *kind, int *device); /* BF_GPU_MEMORY_*, device or -1 */
-
 /* True when `nbytes` more bytes fit in the free memory of the current device
- * (always true without a GPU). */
+ * (always true without a device). */
 bool bf_backend_device_has_free(size_t nbytes);
 
 #endif

@@ -45,3 +45,10 @@ void bf_backend_cpu_fill(bf_backend *b) {
   b->exchange = bf_cpu_exchange;
   bf_cpu_elementwise_init();
 }
+
+/* Registration (src/core/backend.h): the host backend, always usable. */
+static int cpu_provider_fill(bf_backend *b) {
+  bf_backend_cpu_fill(b);
+  return 0;
+}
+const bf_backend_provider bf_backend_provider_cpu = {"cpu", false, cpu_provider_fill};
