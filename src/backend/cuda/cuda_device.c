@@ -294,6 +294,8 @@ static int cuda_fill(bf_backend *b) {
   b->wait_stream = bf_cuda_wait_stream;
   b->pointer_info = bf_cuda_pointer_info;
   b->has_free = cu_has_free;
+  b->pmesh_deposit = bf_cuda_pmesh_deposit;
+  b->pmesh_interpolate = bf_cuda_pmesh_interpolate;
   return 0;
 }
 

@@ -116,6 +116,9 @@ int bf_cuda_prepare(const bf_kargs *args, const bf_klist *list, void **handle);
 int bf_cuda_run_elementwise(void *handle, const bf_kargs *args);
 int bf_cuda_run_reduce(void *handle, const bf_kargs *args, bf_kresult *out);
 void bf_cuda_release(void *handle);
+/* particle-mesh coupling (cuda_pmesh.cu) */
+int bf_cuda_pmesh_deposit(const bf_pmesh_args *a, int64_t *nskipped);
+int bf_cuda_pmesh_interpolate(const bf_pmesh_args *a, int64_t *nskipped);
 
 /* Element-wise op g over the pieces (device arrays) on stream s.  Returns a
  * cudaError_t. */
