@@ -44,4 +44,5 @@ void bf_backend_cpu_fill(bf_backend *b) {
   b->reduce = bf_cpu_reduce;
   b->exchange = bf_cpu_exchange;
   bf_cpu_elementwise_init();
+  bf_backend_cpu_particles_fill(&b->particles);
 }
