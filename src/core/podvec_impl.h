@@ -1,0 +1,17 @@
+/* Private: PODVector helpers shared by podvec.c and ptile.c. */
+#ifndef BOXFAB_PODVEC_IMPL_H
+#define BOXFAB_PODVEC_IMPL_H
+
+#include "boxfab/particles.h"
+
+/* Copy nbytes between memory of two arenas (any kinds; host-only and
+ * device-only memory through the backend's mem_copy). */
+int bf_pod_copy(bf_arena *dst_arena, void *dst, const bf_arena *src_arena, const void *src, size_t nbytes);
+/* Set n elements of esz bytes at dst (memory of `a`) to *value (NULL: zero). */
+int bf_pod_fill(bf_arena *a, void *dst, size_t esz, int64_t n, const void *value);
+/* Exchange the storage (size, capacity, buffer, arena) of two vectors. */
+void bf_podvec_swap_storage(bf_podvec *a, bf_podvec *b);
+/* Set the size without touching memory (n <= capacity). */
+void bf_podvec_set_size_raw(bf_podvec *v, int64_t n);
+
+#endif

@@ -1,0 +1,507 @@
+/* Particle layouts, particle tiles and the particle id counters (see
+ * include/boxfab/particles.h). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boxfab/idcpu.h"
+#include "boxfab/particles.h"
+#include "object.h"
+#include "podvec_impl.h"
+
+/* ---- layouts ------------------------------------------------------------------- */
+
+#define PLAYOUT_MAX_COMPS 1024
+
+int bf_playout_check(const bf_playout *l) {
+  BF_CHECK(l != NULL, BF_ERROR_VALUE, "NULL particle layout");
+  BF_CHECK(l->dim >= 1 && l->dim <= BF_SPACEDIM_MAX, BF_ERROR_VALUE, "particle layout dimension %d not in 1..3",
+           l->dim);
+  BF_CHECK(l->nsr >= 0 && l->nsi >= 0 && l->nar >= 0 && l->nai >= 0 && l->nsr <= PLAYOUT_MAX_COMPS &&
+               l->nsi <= PLAYOUT_MAX_COMPS && l->nar <= PLAYOUT_MAX_COMPS && l->nai <= PLAYOUT_MAX_COMPS,
+           BF_ERROR_VALUE, "particle layout counts (%d, %d, %d, %d) must be in 0..%d", l->nsr, l->nsi, l->nar, l->nai,
+           PLAYOUT_MAX_COMPS);
+  if (l->pure_soa) {
+    BF_CHECK(l->nsr == 0 && l->nsi == 0, BF_ERROR_VALUE, "a pure SoA layout has no struct components (%d, %d)",
+             l->nsr, l->nsi);
+    BF_CHECK(l->nar >= l->dim, BF_ERROR_VALUE, "a pure SoA layout of dimension %d needs at least %d reals (has %d)",
+             l->dim, l->dim, l->nar);
+  }
+  return BF_SUCCESS;
+}
+
+size_t bf_playout_struct_size(const bf_playout *l) {
+  if (l->pure_soa) return 0;
+  size_t n = 8 * (size_t)(l->dim + l->nsr) + 8 + 4 * (size_t)l->nsi;
+  return (n + 7) / 8 * 8;
+}
+size_t bf_playout_idcpu_offset(const bf_playout *l) { return 8 * (size_t)(l->dim + l->nsr); }
+size_t bf_playout_idata_offset(const bf_playout *l) { return 8 * (size_t)(l->dim + l->nsr) + 8; }
+
+/* ---- tiles --------------------------------------------------------------------- */
+
+struct bf_ptile {
+  bf_object obj;
+  bf_playout lay;
+  bf_arena *arena;
+  bf_podvec *aos;   /* legacy only */
+  bf_podvec *idcpu; /* pure SoA only */
+  int nreal, nint;  /* SoA components (compile-time + run-time) */
+  bf_podvec **real, **ints;
+  char **rnames, **inames;
+  int64_t nnb; /* neighbour particles */
+};
+
+static void ptile_free(bf_object *o) {
+  bf_ptile *t = (bf_ptile *)o;
+  bf_podvec_destroy(&t->aos);
+  bf_podvec_destroy(&t->idcpu);
+  for (int c = 0; c < t->nreal; ++c) {
+    bf_podvec_destroy(&t->real[c]);
+    free(t->rnames[c]);
+  }
+  for (int c = 0; c < t->nint; ++c) {
+    bf_podvec_destroy(&t->ints[c]);
+    free(t->inames[c]);
+  }
+  free(t->real);
+  free(t->ints);
+  free(t->rnames);
+  free(t->inames);
+  free(t);
+}
+
+/* pyAMReX's soa_real_comps / soa_int_comps names of component c. */
+static void default_real_name(bool pure_soa, int c, char *buf, size_t size) {
+  static const char rotated[] = "xyzabcdefghijklmnopqrstuvw";
+  static const char plain[] = "abcdefghijklmnopqrstuvw";
+  const char *letters = pure_soa ? rotated : plain;
+  int nl = (int)strlen(letters);
+  if (c < nl) snprintf(buf, size, "%c", letters[c]);
+  else snprintf(buf, size, "r%d", c - nl);
+}
+static void default_int_name(int c, char *buf, size_t size) { snprintf(buf, size, "i%d", c); }
+
+static bool has_name(char *const *names, int n, const char *name) {
+  for (int c = 0; c < n; ++c)
+    if (names[c] && strcmp(names[c], name) == 0) return true;
+  return false;
+}
+
+int64_t bf_ptile_size(const bf_ptile *t) { return bf_podvec_size(t->lay.pure_soa ? t->idcpu : t->aos); }
+
+/* Append `n` components of one kind (real: is_real) named by names (may be NULL). */
+static int add_kind(bf_ptile *t, bool is_real, int n, const char *const *names) {
+  if (n == 0) return BF_SUCCESS;
+  int *count = is_real ? &t->nreal : &t->nint;
+  bf_podvec ***vecs = is_real ? &t->real : &t->ints;
+  char ***nm = is_real ? &t->rnames : &t->inames;
+  int old = *count;
+  BF_CHECK(n <= 1 << 20 && old <= (1 << 20), BF_ERROR_VALUE, "too many particle components (%d + %d)", old, n);
+  /* names first: all checked before anything changes */
+  char buf[32];
+  for (int k = 0; k < n; ++k) {
+    const char *name = names && names[k] ? names[k] : NULL;
+    if (!name) {
+      if (is_real) default_real_name(t->lay.pure_soa, old + k, buf, sizeof buf);
+      else default_int_name(old + k, buf, sizeof buf);
+      name = buf;
+    }
+    BF_CHECK(name[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
+    BF_CHECK(!has_name(*nm, old, name), BF_ERROR_VALUE, "the particles already have a%s component named '%s'",
+             is_real ? " real" : "n int", name);
+    for (int j = 0; j < k; ++j) {
+      const char *other = names && names[j] ? names[j] : NULL;
+      char ob[32];
+      if (!other) {
+        if (is_real) default_real_name(t->lay.pure_soa, old + j, ob, sizeof ob);
+        else default_int_name(old + j, ob, sizeof ob);
+        other = ob;
+      }
+      BF_CHECK(strcmp(other, name) != 0, BF_ERROR_VALUE, "component name '%s' given twice", name);
+    }
+  }
+  bf_podvec **nv = realloc(*vecs, sizeof **vecs * (size_t)(old + n));
+  BF_CHECK(nv != NULL, BF_ERROR_MEMORY, "out of memory for particle components");
+  *vecs = nv;
+  char **nn = realloc(*nm, sizeof **nm * (size_t)(old + n));
+  BF_CHECK(nn != NULL, BF_ERROR_MEMORY, "out of memory for particle component names");
+  *nm = nn;
+  int64_t size = bf_ptile_size(t);
+  int err = BF_SUCCESS;
+  int k = 0;
+  for (; k < n && !err; ++k) {
+    nv[old + k] = NULL;
+    nn[old + k] = NULL;
+    const char *name = names && names[k] ? names[k] : NULL;
+    if (!name) {
+      if (is_real) default_real_name(t->lay.pure_soa, old + k, buf, sizeof buf);
+      else default_int_name(old + k, buf, sizeof buf);
+      name = buf;
+    }
+    nn[old + k] = strdup(name);
+    if (!nn[old + k]) {
+      err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a component name");
+      break;
+    }
+    err = bf_podvec_create(t->arena, is_real ? BF_POD_REAL : BF_POD_INT, 0, size, &nv[old + k]);
+  }
+  if (err) {
+    for (int j = 0; j <= k && j < n; ++j) {
+      bf_podvec_destroy(&nv[old + j]);
+      free(nn[old + j]);
+      nn[old + j] = NULL;
+    }
+    return err;
+  }
+  *count = old + n;
+  return BF_SUCCESS;
+}
+
+int bf_ptile_create(const bf_playout *layout, int nrr, int nri, bf_arena *arena, bf_ptile **out) {
+  BF_CHECK(out != NULL, BF_ERROR_VALUE, "NULL result pointer");
+  BF_CALL(bf_playout_check(layout));
+  BF_CHECK(nrr >= 0 && nri >= 0, BF_ERROR_VALUE, "negative run-time component counts (%d, %d)", nrr, nri);
+  if (!arena) arena = bf_arena_get(BF_ARENA_DEFAULT);
+  bf_ptile *t = calloc(1, sizeof *t);
+  BF_CHECK(t != NULL, BF_ERROR_MEMORY, "out of memory for a particle tile");
+  bf_object_init(&t->obj, ptile_free);
+  t->lay = *layout;
+  t->arena = arena;
+  int err = layout->pure_soa ? bf_podvec_create(arena, BF_POD_UINT64, 0, 0, &t->idcpu)
+                             : bf_podvec_create(arena, BF_POD_STRUCT, bf_playout_struct_size(layout), 0, &t->aos);
+  if (!err) err = add_kind(t, true, layout->nar + nrr, NULL);
+  if (!err) err = add_kind(t, false, layout->nai + nri, NULL);
+  if (err) {
+    ptile_free(&t->obj);
+    return err;
+  }
+  *out = t;
+  return BF_SUCCESS;
+}
+
+bf_ptile *bf_ptile_retain(bf_ptile *t) {
+  bf_object_retain(&t->obj);
+  return t;
+}
+
+void bf_ptile_destroy(bf_ptile **t) {
+  if (!t || !*t) return;
+  bf_object_release(&(*t)->obj);
+  *t = NULL;
+}
+
+const bf_playout *bf_ptile_layout(const bf_ptile *t) { return &t->lay; }
+bf_arena *bf_ptile_arena(const bf_ptile *t) { return t->arena; }
+
+int bf_ptile_add_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                       const char *const *int_names) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  BF_CHECK(nreal >= 0 && nint >= 0, BF_ERROR_VALUE, "negative component counts (%d, %d)", nreal, nint);
+  /* check the int names before adding reals, so that a failure changes nothing */
+  char buf[32];
+  for (int k = 0; k < nint; ++k) {
+    const char *name = int_names && int_names[k] ? int_names[k] : NULL;
+    if (!name) {
+      default_int_name(t->nint + k, buf, sizeof buf);
+      name = buf;
+    }
+    BF_CHECK(name[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
+    BF_CHECK(!has_name(t->inames, t->nint, name), BF_ERROR_VALUE, "the particles already have an int component named '%s'",
+             name);
+  }
+  int old = t->nreal;
+  BF_CALL(add_kind(t, true, nreal, real_names));
+  int err = add_kind(t, false, nint, int_names);
+  if (err) {
+    for (int c = old; c < t->nreal; ++c) {
+      bf_podvec_destroy(&t->real[c]);
+      free(t->rnames[c]);
+    }
+    t->nreal = old;
+  }
+  return err;
+}
+
+const char *bf_ptile_real_comp_name(const bf_ptile *t, int c) {
+  return t && c >= 0 && c < t->nreal ? t->rnames[c] : NULL;
+}
+const char *bf_ptile_int_comp_name(const bf_ptile *t, int c) { return t && c >= 0 && c < t->nint ? t->inames[c] : NULL; }
+
+static int set_name(char **names, int n, int comp, const char *name, const char *kind) {
+  BF_CHECK(comp >= 0 && comp < n, BF_ERROR_INDEX, "%s component %d outside [0, %d)", kind, comp, n);
+  BF_CHECK(name != NULL && name[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
+  for (int c = 0; c < n; ++c)
+    BF_CHECK(c == comp || strcmp(names[c], name) != 0, BF_ERROR_VALUE,
+             "the particles already have a %s component named '%s' (component %d)", kind, name, c);
+  char *d = strdup(name);
+  BF_CHECK(d != NULL, BF_ERROR_MEMORY, "out of memory for a component name");
+  free(names[comp]);
+  names[comp] = d;
+  return BF_SUCCESS;
+}
+
+int bf_ptile_set_real_comp_name(bf_ptile *t, int comp, const char *name) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  return set_name(t->rnames, t->nreal, comp, name, "real");
+}
+int bf_ptile_set_int_comp_name(bf_ptile *t, int comp, const char *name) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  return set_name(t->inames, t->nint, comp, name, "int");
+}
+
+int64_t bf_ptile_num_neighbors(const bf_ptile *t) { return t->nnb; }
+int64_t bf_ptile_capacity(const bf_ptile *t) { return bf_podvec_capacity(t->lay.pure_soa ? t->idcpu : t->aos); }
+int bf_ptile_num_real_comps(const bf_ptile *t) { return t->nreal; }
+int bf_ptile_num_int_comps(const bf_ptile *t) { return t->nint; }
+int bf_ptile_num_runtime_real_comps(const bf_ptile *t) { return t->nreal - t->lay.nar; }
+int bf_ptile_num_runtime_int_comps(const bf_ptile *t) { return t->nint - t->lay.nai; }
+
+bf_podvec *bf_ptile_aos(const bf_ptile *t) { return t->aos; }
+bf_podvec *bf_ptile_real(const bf_ptile *t, int c) { return c >= 0 && c < t->nreal ? t->real[c] : NULL; }
+bf_podvec *bf_ptile_int(const bf_ptile *t, int c) { return c >= 0 && c < t->nint ? t->ints[c] : NULL; }
+bf_podvec *bf_ptile_idcpu(const bf_ptile *t) { return t->idcpu; }
+
+int bf_ptile_check_consistent(const bf_ptile *t) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  int64_t n = bf_ptile_size(t);
+  const char *main = t->lay.pure_soa ? "idcpu" : "array of structs";
+  for (int c = 0; c < t->nreal; ++c)
+    BF_CHECK(bf_podvec_size(t->real[c]) == n, BF_ERROR_VALUE,
+             "particle tile inconsistent: real component %d ('%s') has %lld elements, the %s %lld", c, t->rnames[c],
+             (long long)bf_podvec_size(t->real[c]), main, (long long)n);
+  for (int c = 0; c < t->nint; ++c)
+    BF_CHECK(bf_podvec_size(t->ints[c]) == n, BF_ERROR_VALUE,
+             "particle tile inconsistent: int component %d ('%s') has %lld elements, the %s %lld", c, t->inames[c],
+             (long long)bf_podvec_size(t->ints[c]), main, (long long)n);
+  BF_CHECK(t->nnb <= n, BF_ERROR_VALUE, "particle tile inconsistent: %lld neighbours but %lld particles",
+           (long long)t->nnb, (long long)n);
+  return BF_SUCCESS;
+}
+
+/* Every vector of the tile, in a fixed order: main (aos or idcpu), reals, ints. */
+static int nvecs(const bf_ptile *t) { return 1 + t->nreal + t->nint; }
+static bf_podvec *vec_at(const bf_ptile *t, int k) {
+  if (k == 0) return t->lay.pure_soa ? t->idcpu : t->aos;
+  if (k <= t->nreal) return t->real[k - 1];
+  return t->ints[k - 1 - t->nreal];
+}
+
+int bf_ptile_reserve(bf_ptile *t, int64_t n) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  BF_CHECK(n >= 0, BF_ERROR_VALUE, "negative particle count %lld", (long long)n);
+  for (int k = 0; k < nvecs(t); ++k) BF_CALL(bf_podvec_reserve(vec_at(t, k), n));
+  return BF_SUCCESS;
+}
+
+int bf_ptile_resize(bf_ptile *t, int64_t n) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  BF_CHECK(n >= 0, BF_ERROR_VALUE, "negative particle count %lld", (long long)n);
+  /* reserve everything first: a failure leaves the sizes as they were */
+  for (int k = 0; k < nvecs(t); ++k) {
+    bf_podvec *v = vec_at(t, k);
+    if (n > bf_podvec_capacity(v)) BF_CALL(bf_podvec_reserve(v, n));
+  }
+  for (int k = 0; k < nvecs(t); ++k) BF_CALL(bf_podvec_resize(vec_at(t, k), n));
+  if (t->nnb > n) t->nnb = n;
+  return BF_SUCCESS;
+}
+
+int bf_ptile_set_num_neighbors(bf_ptile *t, int64_t n) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  BF_CHECK(n >= 0, BF_ERROR_VALUE, "negative number of neighbours %lld", (long long)n);
+  int64_t nreal = bf_ptile_size(t) - t->nnb;
+  BF_CHECK(n <= INT64_MAX - nreal, BF_ERROR_OVERFLOW, "too many neighbours");
+  BF_CALL(bf_ptile_resize(t, nreal + n));
+  t->nnb = n;
+  return BF_SUCCESS;
+}
+
+int bf_ptile_shrink_to_fit(bf_ptile *t) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  for (int k = 0; k < nvecs(t); ++k) BF_CALL(bf_podvec_shrink_to_fit(vec_at(t, k)));
+  return BF_SUCCESS;
+}
+
+static int same_shape(const bf_ptile *a, const bf_ptile *b, const char *func) {
+  const bf_playout *x = &a->lay, *y = &b->lay;
+  if (x->dim != y->dim || x->pure_soa != y->pure_soa || x->nsr != y->nsr || x->nsi != y->nsi || x->nar != y->nar ||
+      x->nai != y->nai)
+    return bf_error_set(BF_ERROR_VALUE, func, "particle tiles of different layouts");
+  if (a->nreal != b->nreal || a->nint != b->nint)
+    return bf_error_set(BF_ERROR_VALUE, func,
+                        "particle tiles with different components (%d real + %d int vs %d real + %d int)", a->nreal,
+                        a->nint, b->nreal, b->nint);
+  return BF_SUCCESS;
+}
+
+int bf_ptile_swap(bf_ptile *a, bf_ptile *b) {
+  BF_CHECK(a != NULL && b != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  if (a == b) return BF_SUCCESS;
+  BF_CALL(same_shape(a, b, __func__));
+  for (int k = 0; k < nvecs(a); ++k) bf_podvec_swap_storage(vec_at(a, k), vec_at(b, k));
+  int64_t nnb = a->nnb;
+  a->nnb = b->nnb;
+  b->nnb = nnb;
+  bf_arena *ar = a->arena;
+  a->arena = b->arena;
+  b->arena = ar;
+  return BF_SUCCESS;
+}
+
+int bf_ptile_append(bf_ptile *dst, const bf_ptile *src) {
+  BF_CHECK(dst != NULL && src != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  BF_CALL(same_shape(dst, src, __func__));
+  BF_CALL(bf_ptile_check_consistent(src));
+  BF_CALL(bf_ptile_check_consistent(dst));
+  int64_t n0 = bf_ptile_size(dst), m = bf_ptile_size(src);
+  if (m == 0) return BF_SUCCESS;
+  BF_CHECK(m <= INT64_MAX - n0, BF_ERROR_OVERFLOW, "too many particles");
+  for (int k = 0; k < nvecs(dst); ++k) BF_CALL(bf_podvec_reserve(vec_at(dst, k), n0 + m));
+  for (int k = 0; k < nvecs(dst); ++k) {
+    bf_podvec *d = vec_at(dst, k), *s = vec_at(src, k);
+    size_t esz = bf_podvec_elem_size(d);
+    BF_CALL(bf_pod_copy(bf_podvec_arena(d), (char *)bf_podvec_data(d) + (size_t)n0 * esz, bf_podvec_arena(s),
+                        bf_podvec_data(s), (size_t)m * esz));
+  }
+  for (int k = 0; k < nvecs(dst); ++k) bf_podvec_set_size_raw(vec_at(dst, k), n0 + m);
+  return BF_SUCCESS;
+}
+
+/* ---- super particles ------------------------------------------------------------- */
+
+int bf_ptile_super_nreal(const bf_ptile *t) { return t->lay.nsr + t->nreal - (t->lay.pure_soa ? t->lay.dim : 0); }
+int bf_ptile_super_nint(const bf_ptile *t) { return t->lay.nsi + t->nint; }
+
+static int check_super(const bf_ptile *t, const bf_superparticle *p, const char *func) {
+  if (!t || !p) return bf_error_set(BF_ERROR_VALUE, func, "NULL particle tile or particle");
+  if (p->nreal != bf_ptile_super_nreal(t) || p->nint != bf_ptile_super_nint(t))
+    return bf_error_set(BF_ERROR_VALUE, func, "a particle of this tile has %d reals and %d ints (given %d and %d)",
+                        bf_ptile_super_nreal(t), bf_ptile_super_nint(t), p->nreal, p->nint);
+  if ((p->nreal > 0 && !p->real) || (p->nint > 0 && !p->ints))
+    return bf_error_set(BF_ERROR_VALUE, func, "NULL particle data arrays");
+  return BF_SUCCESS;
+}
+
+/* Write particle i (< capacity, the vectors' sizes are set by the caller). */
+static int write_particle(bf_ptile *t, int64_t i, const bf_superparticle *p) {
+  const bf_playout *l = &t->lay;
+  int dim = l->dim;
+  if (l->pure_soa) {
+    BF_CALL(bf_pod_fill(bf_podvec_arena(t->idcpu), (uint64_t *)bf_podvec_data(t->idcpu) + i, 8, 1, &p->idcpu));
+    for (int c = 0; c < t->nreal; ++c) {
+      double v = c < dim ? p->pos[c] : p->real[c - dim];
+      BF_CALL(bf_pod_fill(bf_podvec_arena(t->real[c]), (double *)bf_podvec_data(t->real[c]) + i, 8, 1, &v));
+    }
+  } else {
+    size_t sz = bf_playout_struct_size(l);
+    unsigned char st[8 * (BF_SPACEDIM_MAX + 2) + 4 * PLAYOUT_MAX_COMPS + 8 * PLAYOUT_MAX_COMPS];
+    memset(st, 0, sz);
+    memcpy(st, p->pos, 8 * (size_t)dim);
+    if (l->nsr) memcpy(st + 8 * dim, p->real, 8 * (size_t)l->nsr);
+    memcpy(st + bf_playout_idcpu_offset(l), &p->idcpu, 8);
+    if (l->nsi) memcpy(st + bf_playout_idata_offset(l), p->ints, 4 * (size_t)l->nsi);
+    BF_CALL(bf_pod_fill(bf_podvec_arena(t->aos), (char *)bf_podvec_data(t->aos) + (size_t)i * sz, sz, 1, st));
+    for (int c = 0; c < t->nreal; ++c)
+      BF_CALL(bf_pod_fill(bf_podvec_arena(t->real[c]), (double *)bf_podvec_data(t->real[c]) + i, 8, 1,
+                          &p->real[l->nsr + c]));
+  }
+  for (int c = 0; c < t->nint; ++c)
+    BF_CALL(bf_pod_fill(bf_podvec_arena(t->ints[c]), (int32_t *)bf_podvec_data(t->ints[c]) + i, 4, 1,
+                        &p->ints[l->nsi + c]));
+  return BF_SUCCESS;
+}
+
+int bf_ptile_push_back(bf_ptile *t, const bf_superparticle *p) {
+  BF_CALL(check_super(t, p, __func__));
+  BF_CALL(bf_ptile_check_consistent(t));
+  int64_t n = bf_ptile_size(t);
+  BF_CHECK(n < INT64_MAX, BF_ERROR_OVERFLOW, "too many particles");
+  /* grow every vector (geometrically) before writing: a failure changes no size */
+  for (int k = 0; k < nvecs(t); ++k) {
+    bf_podvec *v = vec_at(t, k);
+    if (n + 1 > bf_podvec_capacity(v)) {
+      int64_t want = bf_podvec_capacity(v) + bf_podvec_capacity(v) / 2;
+      if (want < n + 1) want = n + 1;
+      BF_CALL(bf_podvec_reserve(v, want));
+    }
+  }
+  BF_CALL(write_particle(t, n, p));
+  for (int k = 0; k < nvecs(t); ++k) bf_podvec_set_size_raw(vec_at(t, k), n + 1);
+  return BF_SUCCESS;
+}
+
+int bf_ptile_set_particle(bf_ptile *t, int64_t i, const bf_superparticle *p) {
+  BF_CALL(check_super(t, p, __func__));
+  BF_CALL(bf_ptile_check_consistent(t));
+  BF_CHECK(i >= 0 && i < bf_ptile_size(t), BF_ERROR_INDEX, "particle %lld outside a tile of %lld", (long long)i,
+           (long long)bf_ptile_size(t));
+  return write_particle(t, i, p);
+}
+
+int bf_ptile_get_particle(const bf_ptile *t, int64_t i, bf_superparticle *p) {
+  BF_CALL(check_super(t, p, __func__));
+  BF_CALL(bf_ptile_check_consistent(t));
+  BF_CHECK(i >= 0 && i < bf_ptile_size(t), BF_ERROR_INDEX, "particle %lld outside a tile of %lld", (long long)i,
+           (long long)bf_ptile_size(t));
+  const bf_playout *l = &t->lay;
+  int dim = l->dim;
+  memset(p->pos, 0, sizeof p->pos);
+  if (l->pure_soa) {
+    BF_CALL(bf_podvec_get(t->idcpu, i, &p->idcpu));
+    for (int c = 0; c < t->nreal; ++c) {
+      double v = 0;
+      BF_CALL(bf_podvec_get(t->real[c], i, &v));
+      if (c < dim) p->pos[c] = v;
+      else p->real[c - dim] = v;
+    }
+  } else {
+    size_t sz = bf_playout_struct_size(l);
+    unsigned char st[8 * (BF_SPACEDIM_MAX + 2) + 4 * PLAYOUT_MAX_COMPS + 8 * PLAYOUT_MAX_COMPS];
+    BF_CALL(bf_podvec_get(t->aos, i, st));
+    (void)sz;
+    memcpy(p->pos, st, 8 * (size_t)dim);
+    if (l->nsr) memcpy(p->real, st + 8 * dim, 8 * (size_t)l->nsr);
+    memcpy(&p->idcpu, st + bf_playout_idcpu_offset(l), 8);
+    if (l->nsi) memcpy(p->ints, st + bf_playout_idata_offset(l), 4 * (size_t)l->nsi);
+    for (int c = 0; c < t->nreal; ++c) BF_CALL(bf_podvec_get(t->real[c], i, &p->real[l->nsr + c]));
+  }
+  for (int c = 0; c < t->nint; ++c) BF_CALL(bf_podvec_get(t->ints[c], i, &p->ints[l->nsi + c]));
+  return BF_SUCCESS;
+}
+
+/* ---- id counters ------------------------------------------------------------------- */
+
+#define ID_FAMILIES 256
+static int64_t next_ids[ID_FAMILIES];
+static pthread_mutex_t id_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int bf_particle_next_id(int family, int64_t count, int64_t *first) {
+  BF_CHECK(family >= 0 && family < ID_FAMILIES, BF_ERROR_INDEX, "particle id family %d outside [0, %d)", family,
+           ID_FAMILIES);
+  BF_CHECK(count >= 0, BF_ERROR_VALUE, "negative id count %lld", (long long)count);
+  BF_CHECK(first != NULL, BF_ERROR_VALUE, "NULL result pointer");
+  pthread_mutex_lock(&id_lock);
+  int64_t cur = next_ids[family] ? next_ids[family] : 1;
+  if (count > BF_IDCPU_MAX_ID + 1 - cur) {
+    pthread_mutex_unlock(&id_lock);
+    BF_ERROR(BF_ERROR_OVERFLOW, "particle ids overflow: %lld more ids after %lld exceed the largest id %lld",
+             (long long)count, (long long)cur, (long long)BF_IDCPU_MAX_ID);
+  }
+  next_ids[family] = cur + count;
+  pthread_mutex_unlock(&id_lock);
+  *first = cur;
+  return BF_SUCCESS;
+}
+
+int bf_particle_set_next_id(int family, int64_t next) {
+  BF_CHECK(family >= 0 && family < ID_FAMILIES, BF_ERROR_INDEX, "particle id family %d outside [0, %d)", family,
+           ID_FAMILIES);
+  BF_CHECK(next >= 1 && next <= BF_IDCPU_MAX_ID + 1, BF_ERROR_OVERFLOW, "next particle id %lld outside [1, %lld]",
+           (long long)next, (long long)BF_IDCPU_MAX_ID + 1);
+  pthread_mutex_lock(&id_lock);
+  next_ids[family] = next;
+  pthread_mutex_unlock(&id_lock);
+  return BF_SUCCESS;
+}

@@ -1,0 +1,83 @@
+/* boxfab._core: particle arrays and tiles, private declarations shared by
+ * bfpy_podvector.c (PODVector_*), bfpy_ptile.c (Particle_*,
+ * ParticleInitType_*, ArrayOfStructs_*, StructOfArrays_*, ParticleTile_*,
+ * ParticleTileData_*) and the container files (ParticleContainer_*,
+ * ParIter_*).
+ *
+ * Names.  A particle *spec* is one compile-time layout pyAMReX instantiates
+ * in a space module: its suffix ("2_1_3_1", "pureSoA_8_0") and its
+ * bf_playout.  An *alloc* is one of pyAMReX's allocator suffixes; each maps
+ * to the boxfab arena of the same memory kind (without a GPU all are host
+ * memory):
+ *   default -> The_Arena (AMReX's DefaultAllocator: The_Arena on GPU builds,
+ *              host memory otherwise), pinned -> The_Pinned_Arena,
+ *   arena -> The_Arena, std -> The_Cpu_Arena (std::allocator),
+ *   device -> The_Device_Arena, managed -> The_Managed_Arena,
+ *   async -> The_Async_Arena.
+ * Every Python object of these families holds a reference to the C object
+ * it views (bf_podvec / bf_ptile), so views outlive the container or tile
+ * they came from; exports (NumPy, CuPy, DLPack) hold the bf_buffer of the
+ * storage they show. */
+#ifndef BOXFAB_BFPY_PARTICLES_H
+#define BOXFAB_BFPY_PARTICLES_H
+
+#include "bfpy.h"
+#include "boxfab/particles.h"
+
+/* alloc suffixes */
+enum {
+  BFPY_ALLOC_DEFAULT,
+  BFPY_ALLOC_PINNED,
+  BFPY_ALLOC_ARENA,
+  BFPY_ALLOC_STD,
+  BFPY_ALLOC_DEVICE,
+  BFPY_ALLOC_MANAGED,
+  BFPY_ALLOC_ASYNC,
+  BFPY_NALLOC
+};
+const char *bfpy_alloc_name(int alloc);          /* "default", ... */
+bf_arena *bfpy_alloc_arena(int alloc);           /* arena of that allocator */
+
+typedef struct bfpy_pspec {
+  const char *suffix; /* "2_1_3_1", "pureSoA_8_0" */
+  bf_playout layout;
+} bfpy_pspec;
+int bfpy_pspec_count(int dim);
+const bfpy_pspec *bfpy_pspec_at(int dim, int i);
+int bfpy_pspec_find(int dim, const char *suffix); /* -1 when absent */
+int bfpy_pspec_id_family(int dim, int spec);      /* id counter of the super particle type, shared with
+                                                     Particle_<NR>_<NI>.NextID */
+PyTypeObject *bfpy_ptile_type(int dim, int spec, int alloc); /* ParticleTile_S_A */
+PyTypeObject *bfpy_pinit_type(int dim, int spec);            /* ParticleInitType_S */
+
+/* New reference to a ParticleTile_S_A / StructOfArrays / ArrayOfStructs
+ * object viewing tile t (retains t; keeps `owner` alive, may be NULL). */
+PyObject *bfpy_ptile_wrap(int dim, int spec, int alloc, bf_ptile *t, PyObject *owner);
+PyObject *bfpy_soa_wrap(int dim, int spec, int alloc, bf_ptile *t, PyObject *owner);
+PyObject *bfpy_aos_wrap(int dim, int spec, int alloc, bf_ptile *t, PyObject *owner); /* legacy only */
+
+/* Borrowed tile of a ParticleTile_* object, or NULL with TypeError; fills
+ * dim/spec/alloc when not NULL. */
+bf_ptile *bfpy_ptile_unwrap(PyObject *o, int *dim, int *spec, int *alloc);
+
+/* Values of a ParticleInitType_* object (pointers valid while it lives), or
+ * -1 with TypeError when o is not one of spec. */
+int bfpy_pinit_values(PyObject *o, int dim, int spec, bf_pinit *out);
+
+/* ---- more (used inside the particle files) ------------------------------------ */
+
+/* PODVector element kinds exposed to Python: real, int, uint64. */
+enum { BFPY_PV_REAL, BFPY_PV_INT, BFPY_PV_UINT64, BFPY_NPV };
+
+/* New reference to a PODVector_<T>_<alloc> object viewing v (retains v;
+ * keeps `owner` alive, may be NULL).  kind: BF_POD_REAL / INT / UINT64. */
+PyObject *bfpy_podvec_wrap(int dim, int alloc, bf_podvec *v, PyObject *owner);
+/* Borrowed vector of a PODVector_* object, or NULL with TypeError. */
+bf_podvec *bfpy_podvec_unwrap(PyObject *o);
+
+/* Family init functions (called from module.c per space module). */
+int bfpy_init_podvector(PyObject *m, int dim); /* PODVector_* */
+int bfpy_init_ptile(PyObject *m, int dim);     /* Particle_*, ParticleInitType_*, ArrayOfStructs_*,
+                                                  StructOfArrays_*, ParticleTile_*, ParticleTileData_* */
+
+#endif
