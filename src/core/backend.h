@@ -210,6 +210,151 @@ typedef struct bf_pmesh_args {
   const int64_t *group_start;
 } bf_pmesh_args;
 
+/* ---- Particle kernels (src/core/particles*.c; CPU: src/backend/cpu/cpu_particles.c) ----
+ * The per-particle loops of the particle container.  The entries are
+ * optional: where a table lacks one (NULL), the core runs the CPU kernel on
+ * host memory (host-accessible arenas directly; device-only arenas through a
+ * host copy of the tile vectors), so a new backend is correct before it is
+ * fast.  Argument structs and index arrays live in HOST memory (small:
+ * O(grids + bins + tiles), or O(moving particles)); a device backend copies
+ * what it needs to the device.  Particle data pointers (pos, idcpu, dst, src
+ * of bf_pcopy) are memory of the table's kind; `dest` arrays of p_locate are
+ * host-accessible memory (pinned or managed on a GPU) because the core reads
+ * them to count.  Every entry returns 0 or an error code with the message
+ * set; results never depend on the number of threads or blocks. */
+
+/* One grid of a level as the point locator sees it: its box (cells,
+ * inclusive), the number of MFIter tiles in each direction (mfiter.h's
+ * cutting: piece t of a length-len direction cut into n pieces starts at
+ * lo + t*(len/n) + min(t, len%n)), and the container slot of its first tile
+ * (tile t of the grid is slot + t; -1: the grid is not on this process). */
+typedef struct bf_ploc_grid {
+  int lo[3], hi[3];
+  int tn[3];
+  int32_t slot;
+} bf_ploc_grid;
+
+/* The point -> grid lookup of one level.  Cell of a position x:
+ * dlo[d] + floor((x[d] - plo[d]) * dxi[d]) (AMReX's getParticleCell with the
+ * domain offset).  Bins: cell iv lies in bin (iv - blo) / bsize (per
+ * direction, nbins of them; outside: no grid); the grids whose boxes meet bin
+ * b are bin_grid[bin_start[b] .. bin_start[b+1]), in BoxArray order.  A
+ * regular grid gives one box per bin (O(1) lookups); the bins never number
+ * more than a few times the boxes. */
+typedef struct bf_ploc_level {
+  double plo[3], dxi[3];
+  int dlo[3];
+  int blo[3], bsize[3], nbins[3];
+  const int64_t *bin_start;
+  const int32_t *bin_grid;
+  const bf_ploc_grid *grids;
+  int64_t ngrids;
+} bf_ploc_level;
+
+/* What p_locate computes (AMReX's Redistribute / Where).  For each particle
+ * with a valid id (idcpu's sign bit): the position wrapped as AMReX's
+ * enforcePeriodic does with the level-0 values plo/phi/rlo/rhi (round-off
+ * domain) in the directions where is_per, then the finest level in
+ * [lev_min, lev_max] whose grids contain its cell (first grid in BoxArray
+ * order), else lev_min with the grids grown by ngrow (a grid whose box grown
+ * in one direction only contains the cell preferred), then the tile of the
+ * cell in that grid (the cell clamped into the box).  `levels` has
+ * lev_max + 1 entries (those below lev_min unused). */
+typedef struct bf_plocate {
+  int dim;
+  int lev_min, lev_max, ngrow;
+  const bf_ploc_level *levels;
+  double plo[3], phi[3], rlo[3], rhi[3];
+  int is_per[3];
+  bool remove_negative;
+} bf_plocate;
+
+/* Codes of p_locate's dest (int32 per particle): the destination slot
+ * (>= 0, < BF_PDEST_WRAP) or'ed with BF_PDEST_WRAP when the position must be
+ * wrapped (p_wrap does it later), or BF_PDEST_REMOVE (no grid holds the
+ * particle: outside a non-periodic boundary or the grids; or id <= 0 with
+ * remove_negative), BF_PDEST_STAY (id <= 0 without remove_negative: keep it
+ * where it is), BF_PDEST_REMOTE (its grid is on another process). */
+#define BF_PDEST_WRAP 0x40000000
+#define BF_PDEST_SLOT_MASK 0x3FFFFFFF
+#define BF_PDEST_REMOVE (-1)
+#define BF_PDEST_STAY (-2)
+#define BF_PDEST_REMOTE (-3)
+
+/* A run of particles for p_locate / p_wrap: n particles whose coordinate d
+ * is pos[d][i * pstride] and whose idcpu is idcpu[i * istride] (pure SoA:
+ * strides 1; AoS: struct size / 8; idcpu NULL: every particle valid);
+ * dest[i] receives the code. */
+typedef struct bf_ppart {
+  int64_t n;
+  double *pos[3];
+  int64_t pstride;
+  const uint64_t *idcpu;
+  int64_t istride;
+  int32_t *dest;
+} bf_ppart;
+
+/* One copy of particle data: k < n elements of `elem` bytes.
+ *   value != NULL:  dst[k] = *value (fill)
+ *   runs != NULL:   n runs (start, length) pairs: src[start .. start+length)
+ *                   appended to dst in order; dst may equal src (stable
+ *                   in-place compaction: runs increasing, each written at or
+ *                   below its start)
+ *   otherwise:      dst[didx ? didx[k] : k] = src[sidx ? sidx[k] : k]
+ *                   (dst and src distinct).
+ * Ops of one call are independent (no op writes what another reads or
+ * writes), so they may run concurrently. */
+typedef struct bf_pcopy {
+  void *dst;
+  const void *src;
+  const void *value;
+  size_t elem;
+  int64_t n;
+  const int64_t *didx, *sidx;
+  const int64_t *runs;
+} bf_pcopy;
+
+/* Counter-based uniform random positions (init_random): coordinate d of
+ * particle i (counter first + i) is lo[d] + u * (hi[d] - lo[d]) with u in
+ * [0, 1) the 53-bit fraction of bf_prng(seed, first + i, d, attempt),
+ * attempt = 0, 1, ... until the value is in [lo[d], hi[d]) and its cell
+ * dlo[d] + floor((x - plo[d]) * dxi[d]) is in [clo[d], chi[d]] (AMReX's
+ * rejection).  Written to pos[d][i] (stride 1). */
+typedef struct bf_prandom {
+  int dim;
+  uint64_t seed;
+  int64_t first;
+  double lo[3], hi[3];
+  double plo[3], dxi[3];
+  int dlo[3], clo[3], chi[3];
+} bf_prandom;
+
+/* The generator: a 64-bit mix of (seed, counter, direction, attempt); the
+ * same on every backend (device code includes this header). */
+static inline uint64_t bf_prng_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static inline uint64_t bf_prng(uint64_t seed, uint64_t counter, int d, int attempt) {
+  uint64_t z = bf_prng_mix(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull);
+  z = bf_prng_mix(z ^ (counter * 0xD1B54A32D192ED03ull + (uint64_t)(d * 64 + attempt) * 0xABC98388FB8FAC03ull));
+  return z;
+}
+static inline double bf_prng_unit(uint64_t r) { return (double)(r >> 11) * (1.0 / 9007199254740992.0); }
+
+typedef struct bf_backend_particles {
+  /* dest codes of every particle of the parts (see bf_plocate). */
+  int (*p_locate)(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts);
+  /* Wrap the positions of particles whose dest has BF_PDEST_WRAP, as
+   * p_locate computed them (enforcePeriodic). */
+  int (*p_wrap)(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts);
+  /* The copies (see bf_pcopy). */
+  int (*p_copy)(int64_t nops, const bf_pcopy *ops);
+  /* n random positions (see bf_prandom). */
+  int (*p_random)(const bf_prandom *r, int64_t n, double *const *pos);
+} bf_backend_particles;
+
 typedef struct bf_backend {
   const char *name;
   /* Memory of a kind (bf_arena_kind); blocks 64-byte aligned; true flags of what is returned. */
@@ -253,6 +398,8 @@ typedef struct bf_backend {
   int (*wait_stream)(void *producer);          /* the backend's stream waits for producer */
   void (*pointer_info)(const void *ptr, int *kind, int *device); /* BF_GPU_MEMORY_*, device or -1 */
   bool (*has_free)(size_t nbytes);             /* nbytes more fit in the current device's free memory */
+  /* Particle kernels (see bf_backend_particles; entries may be NULL). */
+  bf_backend_particles particles;
   /* ---- particle-mesh coupling (particles_mesh.c; every table) -----------------
    * Deposit every tile's particles into its fab (+= val * weight * scale per
    * cell of the stencil) / interpolate (val = sum of weight * fab value over
@@ -324,6 +471,10 @@ int bf_backend_host_sync(const bf_backend *be);
 /* The CPU backend's fill (src/backend/cpu), also reached through its
  * provider; backends and tests may use it to get the host kernels. */
 void bf_backend_cpu_fill(bf_backend *b);
+
+/* The CPU particle kernels (src/backend/cpu/cpu_particles.c); a table
+ * without its own particle entries may use them on host memory. */
+void bf_backend_cpu_particles_fill(bf_backend_particles *p);
 
 /* True when `nbytes` more bytes fit in the free memory of the current device
  * (always true without a device). */

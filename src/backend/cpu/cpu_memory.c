@@ -47,6 +47,7 @@ void bf_backend_cpu_fill(bf_backend *b) {
   b->pmesh_deposit = bf_cpu_pmesh_deposit;
   b->pmesh_interpolate = bf_cpu_pmesh_interpolate;
   bf_cpu_elementwise_init();
+  bf_backend_cpu_particles_fill(&b->particles);
 }
 
 /* Registration (src/core/backend.h): the host backend, always usable. */

@@ -1,0 +1,315 @@
+/* CPU backend: the particle kernels (see backend.h, bf_backend_particles).
+ * Work is cut into chunks of a fixed number of particles (independent of the
+ * thread count), run with OpenMP. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "boxfab/base.h"
+
+#define PCHUNK 16384
+
+/* ---- the point locator -------------------------------------------------------------------------- */
+
+static inline int64_t cell_of(double x, double plo, double dxi, int dlo) {
+  double c = floor((x - plo) * dxi);
+  if (!(c > -1e18)) c = -1e18; /* NaN and -inf: far outside */
+  if (c > 1e18) c = 1e18;
+  return (int64_t)dlo + (int64_t)c;
+}
+
+static inline bool box_has(const bf_ploc_grid *g, const int64_t *iv, int dim, int grow) {
+  for (int d = 0; d < dim; ++d)
+    if (iv[d] < (int64_t)g->lo[d] - grow || iv[d] > (int64_t)g->hi[d] + grow) return false;
+  return true;
+}
+
+/* Tile of cell iv (clamped into the grid's box) within grid g (mfiter.h's cutting). */
+static inline int32_t tile_of(const bf_ploc_grid *g, const int64_t *iv, int dim) {
+  int64_t t = 0, mul = 1;
+  for (int d = 0; d < dim; ++d) {
+    int n = g->tn[d];
+    if (n > 1) {
+      int64_t len = (int64_t)g->hi[d] - g->lo[d] + 1;
+      int64_t o = iv[d] - g->lo[d];
+      if (o < 0) o = 0;
+      if (o >= len) o = len - 1;
+      int64_t base = len / n, rem = len % n, nl = rem * (base + 1);
+      int64_t ti = o < nl ? o / (base + 1) : rem + (o - nl) / base;
+      t += ti * mul;
+    }
+    mul *= n;
+  }
+  return (int32_t)t;
+}
+
+/* Grid of cell iv on level L grown by `grow` (-1: none).  AMReX's
+ * ParticleLocator: an exact hit wins; among grown hits, the last grid whose box
+ * grown in a single direction holds the cell, else the first grown hit. */
+static int64_t find_grid(const bf_ploc_level *L, const int64_t *iv, int dim, int grow) {
+  if (L->ngrids == 0) return -1;
+  int64_t blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
+  for (int d = 0; d < dim; ++d) {
+    int64_t r = iv[d] - L->blo[d];
+    int64_t lo = r - grow, hi = r + grow;
+    lo = lo < 0 ? -1 : lo / L->bsize[d];
+    hi = hi < 0 ? -1 : hi / L->bsize[d];
+    if (lo < 0) lo = 0;
+    if (hi >= L->nbins[d]) hi = L->nbins[d] - 1;
+    if (hi < 0 || lo >= L->nbins[d] || lo > hi) return -1;
+    blo[d] = lo, bhi[d] = hi;
+  }
+  int64_t loc = -1;
+  for (int64_t k = blo[2]; k <= bhi[2]; ++k)
+    for (int64_t j = blo[1]; j <= bhi[1]; ++j)
+      for (int64_t i = blo[0]; i <= bhi[0]; ++i) {
+        int64_t b = i + (int64_t)L->nbins[0] * (j + (int64_t)L->nbins[1] * k);
+        for (int64_t q = L->bin_start[b]; q < L->bin_start[b + 1]; ++q) {
+          const bf_ploc_grid *g = &L->grids[L->bin_grid[q]];
+          if (box_has(g, iv, dim, 0)) return L->bin_grid[q];
+          if (grow > 0 && box_has(g, iv, dim, grow)) {
+            if (loc < 0) loc = L->bin_grid[q];
+            for (int dir = 0; dir < dim; ++dir) {
+              bool in = true;
+              for (int d = 0; d < dim; ++d) {
+                int gr = d == dir ? grow : 0;
+                if (iv[d] < (int64_t)g->lo[d] - gr || iv[d] > (int64_t)g->hi[d] + gr) in = false;
+              }
+              if (in) loc = L->bin_grid[q];
+            }
+          }
+        }
+      }
+  return loc;
+}
+
+/* Slot code of position x on levels [lev_max .. lev_min], or REMOVE / REMOTE. */
+static int32_t locate_pos(const bf_plocate *loc, const double *x) {
+  int dim = loc->dim;
+  int64_t iv[3] = {0, 0, 0};
+  for (int pass = 0; pass < 2; ++pass) {
+    int top = pass == 0 ? loc->lev_max : loc->lev_min;
+    int grow = pass == 0 ? 0 : loc->ngrow;
+    if (pass == 1 && grow <= 0) break;
+    for (int lev = top; lev >= loc->lev_min; --lev) {
+      const bf_ploc_level *L = &loc->levels[lev];
+      for (int d = 0; d < dim; ++d) iv[d] = cell_of(x[d], L->plo[d], L->dxi[d], L->dlo[d]);
+      int64_t g = find_grid(L, iv, dim, grow);
+      if (g >= 0) {
+        const bf_ploc_grid *G = &L->grids[g];
+        if (G->slot < 0) return BF_PDEST_REMOTE;
+        return G->slot + tile_of(G, iv, dim);
+      }
+    }
+  }
+  return BF_PDEST_REMOVE;
+}
+
+/* AMReX's enforcePeriodic; true when a coordinate changed direction. */
+static inline bool wrap_pos(const bf_plocate *loc, double *x) {
+  bool shifted = false;
+  for (int d = 0; d < loc->dim; ++d) {
+    if (!loc->is_per[d]) continue;
+    double len = loc->phi[d] - loc->plo[d];
+    if (x[d] > loc->rhi[d]) {
+      /* many periods away: jump close first (the loop alone would take forever) */
+      if (x[d] - loc->rhi[d] > 4 * len) x[d] -= floor((x[d] - loc->rhi[d]) / len - 1) * len;
+      while (x[d] > loc->rhi[d]) x[d] -= len;
+      if (x[d] < loc->rlo[d]) x[d] = loc->rlo[d];
+      shifted = true;
+    } else if (x[d] < loc->rlo[d]) {
+      if (loc->rlo[d] - x[d] > 4 * len) x[d] += floor((loc->rlo[d] - x[d]) / len - 1) * len;
+      while (x[d] < loc->rlo[d]) x[d] += len;
+      if (x[d] > loc->rhi[d]) x[d] = loc->rhi[d];
+      shifted = true;
+    }
+  }
+  return shifted;
+}
+
+static inline bool wrap_ok(const double *x, int dim) {
+  for (int d = 0; d < dim; ++d)
+    if (!isfinite(x[d])) return false;
+  return true;
+}
+
+static int32_t locate_one(const bf_plocate *loc, const bf_ppart *p, int64_t i) {
+  uint64_t idcpu = p->idcpu ? p->idcpu[i * p->istride] : ~(uint64_t)0;
+  bool valid = (idcpu >> 63) != 0 && ((idcpu >> 24) & 0x7FFFFFFFFFull) != 0;
+  if (!valid) return loc->remove_negative ? BF_PDEST_REMOVE : BF_PDEST_STAY;
+  double x[3] = {0, 0, 0};
+  for (int d = 0; d < loc->dim; ++d) x[d] = p->pos[d][i * p->pstride];
+  bool shifted = wrap_ok(x, loc->dim) && wrap_pos(loc, x);
+  int32_t s = locate_pos(loc, x);
+  if (s >= 0 && shifted) return s | BF_PDEST_WRAP;
+  if (s < 0 && shifted && loc->lev_min > 0) {
+    /* AMReX: retry unwrapped on the coarsest level of the range with ghost cells */
+    for (int d = 0; d < loc->dim; ++d) x[d] = p->pos[d][i * p->pstride];
+    return locate_pos(loc, x);
+  }
+  return s;
+}
+
+typedef struct pchunk {
+  int64_t part, i0, i1;
+} pchunk;
+
+static pchunk *make_chunks(int64_t nparts, const int64_t *sizes, size_t stride, int64_t *nc) {
+  int64_t n = 0;
+  for (int64_t p = 0; p < nparts; ++p) {
+    int64_t s = *(const int64_t *)((const char *)sizes + p * stride);
+    n += (s + PCHUNK - 1) / PCHUNK;
+  }
+  pchunk *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+  if (!c) return NULL;
+  int64_t m = 0;
+  for (int64_t p = 0; p < nparts; ++p) {
+    int64_t s = *(const int64_t *)((const char *)sizes + p * stride);
+    for (int64_t i = 0; i < s; i += PCHUNK) c[m++] = (pchunk){p, i, i + PCHUNK < s ? i + PCHUNK : s};
+  }
+  *nc = n;
+  return c;
+}
+
+static int cpu_p_locate(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts) {
+  int64_t nc = 0;
+  pchunk *c = make_chunks(nparts, &parts[0].n, sizeof(bf_ppart), &nc);
+  if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t k = 0; k < nc; ++k) {
+    const bf_ppart *p = &parts[c[k].part];
+    for (int64_t i = c[k].i0; i < c[k].i1; ++i) p->dest[i] = locate_one(loc, p, i);
+  }
+  free(c);
+  return 0;
+}
+
+static int cpu_p_wrap(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts) {
+  int64_t nc = 0;
+  pchunk *c = make_chunks(nparts, &parts[0].n, sizeof(bf_ppart), &nc);
+  if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t k = 0; k < nc; ++k) {
+    const bf_ppart *p = &parts[c[k].part];
+    for (int64_t i = c[k].i0; i < c[k].i1; ++i) {
+      if (p->dest[i] < 0 || !(p->dest[i] & BF_PDEST_WRAP)) continue;
+      double x[3] = {0, 0, 0};
+      for (int d = 0; d < loc->dim; ++d) x[d] = p->pos[d][i * p->pstride];
+      wrap_pos(loc, x);
+      for (int d = 0; d < loc->dim; ++d) p->pos[d][i * p->pstride] = x[d];
+    }
+  }
+  free(c);
+  return 0;
+}
+
+/* ---- copies ------------------------------------------------------------------------------------- */
+
+static void copy_indexed(const bf_pcopy *op, int64_t k0, int64_t k1) {
+  size_t e = op->elem;
+  char *dst = op->dst;
+  const char *src = op->src;
+  if (op->value) {
+    if (e == 8) {
+      uint64_t v;
+      memcpy(&v, op->value, 8);
+      uint64_t *d = (uint64_t *)dst;
+      for (int64_t k = k0; k < k1; ++k) d[k] = v;
+    } else if (e == 4) {
+      uint32_t v;
+      memcpy(&v, op->value, 4);
+      uint32_t *d = (uint32_t *)dst;
+      for (int64_t k = k0; k < k1; ++k) d[k] = v;
+    } else {
+      for (int64_t k = k0; k < k1; ++k) memcpy(dst + (size_t)k * e, op->value, e);
+    }
+    return;
+  }
+  if (!op->didx && !op->sidx) {
+    memcpy(dst + (size_t)k0 * e, src + (size_t)k0 * e, (size_t)(k1 - k0) * e);
+    return;
+  }
+#define GATHER(T)                                                                                                    \
+  do {                                                                                                               \
+    T *d = (T *)dst;                                                                                                 \
+    const T *s = (const T *)src;                                                                                     \
+    if (!op->didx)                                                                                                   \
+      for (int64_t k = k0; k < k1; ++k) d[k] = s[op->sidx[k]];                                                       \
+    else if (!op->sidx)                                                                                              \
+      for (int64_t k = k0; k < k1; ++k) d[op->didx[k]] = s[k];                                                       \
+    else                                                                                                             \
+      for (int64_t k = k0; k < k1; ++k) d[op->didx[k]] = s[op->sidx[k]];                                             \
+  } while (0)
+  if (e == 8) GATHER(uint64_t);
+  else if (e == 4) GATHER(uint32_t);
+  else
+    for (int64_t k = k0; k < k1; ++k)
+      memcpy(dst + (size_t)(op->didx ? op->didx[k] : k) * e, src + (size_t)(op->sidx ? op->sidx[k] : k) * e, e);
+#undef GATHER
+}
+
+static void copy_runs(const bf_pcopy *op) {
+  size_t e = op->elem;
+  char *dst = op->dst;
+  const char *src = op->src;
+  size_t w = 0;
+  for (int64_t r = 0; r < op->n; ++r) {
+    size_t start = (size_t)op->runs[2 * r], len = (size_t)op->runs[2 * r + 1];
+    if (dst != src || w != start) memmove(dst + w * e, src + start * e, len * e);
+    w += len;
+  }
+}
+
+static int cpu_p_copy(int64_t nops, const bf_pcopy *ops) {
+  /* work items: run ops whole; indexed ops cut into chunks */
+  int64_t nc = 0;
+  for (int64_t o = 0; o < nops; ++o) nc += ops[o].runs ? 1 : (ops[o].n + PCHUNK - 1) / PCHUNK;
+  pchunk *c = malloc((size_t)(nc > 0 ? nc : 1) * sizeof *c);
+  if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
+  int64_t m = 0;
+  for (int64_t o = 0; o < nops; ++o) {
+    if (ops[o].runs) c[m++] = (pchunk){o, 0, ops[o].n};
+    else
+      for (int64_t i = 0; i < ops[o].n; i += PCHUNK) c[m++] = (pchunk){o, i, i + PCHUNK < ops[o].n ? i + PCHUNK : ops[o].n};
+  }
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t k = 0; k < m; ++k) {
+    const bf_pcopy *op = &ops[c[k].part];
+    if (op->runs) copy_runs(op);
+    else copy_indexed(op, c[k].i0, c[k].i1);
+  }
+  free(c);
+  return 0;
+}
+
+/* ---- random positions --------------------------------------------------------------------------- */
+
+static inline double random_coord(const bf_prandom *r, uint64_t counter, int d) {
+  for (int attempt = 0;; ++attempt) {
+    double u = bf_prng_unit(bf_prng(r->seed, counter, d, attempt));
+    double x = r->lo[d] + u * (r->hi[d] - r->lo[d]);
+    if (x >= r->lo[d] && x < r->hi[d]) {
+      int64_t c = cell_of(x, r->plo[d], r->dxi[d], r->dlo[d]);
+      if (c >= r->clo[d] && c <= r->chi[d]) return x;
+    }
+    if (attempt > 1000) return r->lo[d]; /* a degenerate box (checked by the core) */
+  }
+}
+
+static int cpu_p_random(const bf_prandom *r, int64_t n, double *const *pos) {
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < (n + PCHUNK - 1) / PCHUNK; ++c) {
+    int64_t i1 = (c + 1) * PCHUNK < n ? (c + 1) * PCHUNK : n;
+    for (int64_t i = c * PCHUNK; i < i1; ++i)
+      for (int d = 0; d < r->dim; ++d) pos[d][i] = random_coord(r, (uint64_t)(r->first + i), d);
+  }
+  return 0;
+}
+
+void bf_backend_cpu_particles_fill(bf_backend_particles *p) {
+  p->p_locate = cpu_p_locate;
+  p->p_wrap = cpu_p_wrap;
+  p->p_copy = cpu_p_copy;
+  p->p_random = cpu_p_random;
+}
