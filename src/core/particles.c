@@ -37,7 +37,7 @@ int bf_pc_create(const bf_playout *layout, bf_arena *arena, bf_pc **out) {
   bf_object_init(&pc->obj, pc_free);
   pc->runtime = bf_runtime_top();
   pc->layout = *layout;
-  pc->arena = arena;
+  pc->arena = arena ? arena : bf_arena_get(BF_ARENA_DEFAULT);
   pc->family = 0;
   pc->tiling = false;
   pc->tilesize = bf_mfiter_default_tilesize(layout->dim);

@@ -66,8 +66,10 @@ int bf_pc_tile_vecs(const bf_ptile *t, bf_podvec **vecs, int cap);
 /* Positions / idcpu of a tile as a locator part (pointers into the tile). */
 void bf_pc_tile_part(const bf_pc *pc, const bf_ptile *t, bf_ppart *part);
 
-/* The locator of levels [lev_min, lev_max] with AMReX's periodic values. */
-void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative, bf_plocate *loc);
+/* The locator of levels [lev_min, lev_max] with AMReX's periodic values
+ * (levs: BF_PC_MAX_LEVELS entries of storage it points to). */
+void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative, bf_ploc_level *levs,
+                   bf_plocate *loc);
 
 /* Insert n staged particles into the tiles: vecs[v] (host or container
  * memory, see bf_pc_tile_vecs' order) holds particle i's element v at

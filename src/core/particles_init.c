@@ -13,9 +13,6 @@
 
 #define MAXVECS 4096
 
-void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative,
-                   bf_ploc_level *levs, bf_plocate *loc);
-
 static const uint64_t zero64 = 0;
 
 /* Columns of new particles (host memory).  Any pointer may be NULL: the

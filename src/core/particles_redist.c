@@ -23,9 +23,6 @@
 #define MAXVECS 4096
 
 void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative,
-                   bf_ploc_level *levs, bf_plocate *loc);
-
-void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative,
                    bf_ploc_level *levs, bf_plocate *loc) {
   memset(loc, 0, sizeof *loc);
   int dim = pc->layout.dim;
@@ -233,6 +230,11 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
     goto done;
   }
   /* ---- no failure past this point (kernels on reserved memory) ---- */
+  /* reserving may have moved the vectors of source tiles: fresh pointers */
+  for (int64_t k = 0; k < nsrc; ++k) {
+    bf_pc_tile_part(pc, pc->slots[src[k].slot], &parts[k]);
+    parts[k].dest = src[k].dest;
+  }
   /* 4. wrap, gather movers, compact, resize, append arrivals */
   if (nsrc > 0) {
     bool any_wrap = false;
