@@ -5,7 +5,12 @@
  * periodic directions), summed over all cells of the domain.  1D/2D/3D, NGP,
  * CIC, TSC, periodic and not, pure SoA and legacy layouts, tiling on and
  * off, a domain that does not start at index 0, several threads; charge
- * conservation; every error. */
+ * conservation; every error.
+ *
+ * `test_particles_mesh --gpu` runs the same checks with the particles and
+ * MultiFabs in managed memory, i.e. through the CUDA kernels (exit 77 when
+ * boxfab uses no GPU); ctest runs it as test_particles_mesh_gpu.  --managed
+ * does the same without requiring a GPU (host memory without one). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +34,10 @@ typedef struct setup {
   bf_pc *pc;
   int wcomp; /* the SoA real component holding the weights */
 } setup;
+
+static int g_kind = BF_ARENA_CPU; /* memory of the particles and MultiFabs */
+
+static bf_arena *arena(void) { return bf_arena_get(g_kind); }
 
 static uint64_t rng = 12345;
 static double urand(void) {
@@ -55,7 +64,7 @@ static void setup_make(setup *s, int dim, bool soa, bool periodic, int np, const
   int per[3] = {periodic, periodic, periodic};
   BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &s->geom));
   bf_playout lay = soa ? (bf_playout){dim, true, 0, 0, dim + 1, 1} : (bf_playout){dim, false, 1, 1, 1, 1};
-  BFT_OK(bf_pc_create(&lay, bf_arena_get(BF_ARENA_CPU), &s->pc));
+  BFT_OK(bf_pc_create(&lay, arena(), &s->pc));
   BFT_OK(bf_pc_define(s->pc, 1, &s->geom, &s->ba, &s->dm, NULL));
   if (tilesize) BFT_OK(bf_pc_set_tiling(s->pc, true, tilesize));
   s->wcomp = soa ? dim : 0;
@@ -151,13 +160,15 @@ static bool approx(double a, double b) { return fabs(a - b) <= 1e-12 * (1.0 + fa
 
 static void check_deposit(const setup *s, int shape, int ng, bool unit, bool zero_out) {
   bf_multifab *mf = NULL;
-  BFT_OK(bf_multifab_create(s->ba, s->dm, 2, iv3(s->dim, ng, ng, ng), BF_DTYPE_DOUBLE, NULL, true, &mf));
+  BFT_OK(bf_multifab_create(s->ba, s->dm, 2, iv3(s->dim, ng, ng, ng), BF_DTYPE_DOUBLE, arena(), true, &mf));
+  BFT_OK(bf_gpu_synchronize());
   fill_pattern(mf, 3);
   bf_multifab *before = NULL;
   BFT_OK(bf_multifab_clone(mf, &before));
   double total = 0;
   double *ref = reference_density(s, shape, unit, &total);
   BFT_OK(bf_pc_deposit_ex(s->pc, 0, unit ? -1 : s->wcomp, mf, 1, shape, true, zero_out));
+  BFT_OK(bf_gpu_synchronize());
   bool ok = true, ghosts_kept = true, comp0_kept = true;
   double sum = 0;
   for (int64_t li = 0; li < bf_multifab_nlocal(mf); ++li) {
@@ -200,7 +211,8 @@ static double cell_value(const setup *s, const int *p) {
 
 static void check_interpolate(const setup *s, int shape, int ng) {
   bf_multifab *mf = NULL;
-  BFT_OK(bf_multifab_create(s->ba, s->dm, 2, iv3(s->dim, ng, ng, ng), BF_DTYPE_DOUBLE, NULL, true, &mf));
+  BFT_OK(bf_multifab_create(s->ba, s->dm, 2, iv3(s->dim, ng, ng, ng), BF_DTYPE_DOUBLE, arena(), true, &mf));
+  BFT_OK(bf_gpu_synchronize());
   for (int64_t li = 0; li < bf_multifab_nlocal(mf); ++li) {
     bf_mf_fab f;
     bf_multifab_local_fab(mf, li, &f);
@@ -210,6 +222,7 @@ static void check_interpolate(const setup *s, int shape, int ng) {
     }
   }
   BFT_OK(bf_pc_interpolate(s->pc, 0, s->wcomp, mf, 1, shape));
+  BFT_OK(bf_gpu_synchronize());
   int64_t nt = 0;
   bf_pc_tileref refs[64];
   BFT_OK(bf_pc_tiles(s->pc, 0, true, refs, 64, &nt));
@@ -276,14 +289,14 @@ static void test_errors(void) {
   setup s;
   setup_make(&s, 2, true, true, 50, NULL);
   bf_multifab *mf0 = NULL, *mf1 = NULL, *imf = NULL, *nodal = NULL, *other = NULL;
-  BFT_OK(bf_multifab_create(s.ba, s.dm, 1, iv3(2, 0, 0, 0), BF_DTYPE_DOUBLE, NULL, true, &mf0));
-  BFT_OK(bf_multifab_create(s.ba, s.dm, 1, iv3(2, 1, 1, 0), BF_DTYPE_DOUBLE, NULL, true, &mf1));
-  BFT_OK(bf_multifab_create(s.ba, s.dm, 1, iv3(2, 1, 1, 0), BF_DTYPE_INT, NULL, true, &imf));
+  BFT_OK(bf_multifab_create(s.ba, s.dm, 1, iv3(2, 0, 0, 0), BF_DTYPE_DOUBLE, arena(), true, &mf0));
+  BFT_OK(bf_multifab_create(s.ba, s.dm, 1, iv3(2, 1, 1, 0), BF_DTYPE_DOUBLE, arena(), true, &mf1));
+  BFT_OK(bf_multifab_create(s.ba, s.dm, 1, iv3(2, 1, 1, 0), BF_DTYPE_INT, arena(), true, &imf));
   bf_boxarray *nba = NULL, *oba = chop_domain(2, 8, 4, 0);
   BFT_OK(bf_boxarray_copy(s.ba, &nba));
   BFT_OK(bf_boxarray_convert(&nba, 1u));
-  BFT_OK(bf_multifab_create(nba, s.dm, 1, iv3(2, 1, 1, 0), BF_DTYPE_DOUBLE, NULL, true, &nodal));
-  BFT_OK(bf_multifab_create(oba, s.dm, 1, iv3(2, 1, 1, 0), BF_DTYPE_DOUBLE, NULL, true, &other));
+  BFT_OK(bf_multifab_create(nba, s.dm, 1, iv3(2, 1, 1, 0), BF_DTYPE_DOUBLE, arena(), true, &nodal));
+  BFT_OK(bf_multifab_create(oba, s.dm, 1, iv3(2, 1, 1, 0), BF_DTYPE_DOUBLE, arena(), true, &other));
   /* too few ghost cells for the shape */
   BFT_OK(bf_pc_deposit(s.pc, 0, -1, mf0, 0, BF_SHAPE_NGP, true));
   BFT_FAILS(bf_pc_deposit(s.pc, 0, -1, mf0, 0, BF_SHAPE_CIC, true), BF_ERROR_VALUE);
@@ -334,9 +347,19 @@ static void test_errors(void) {
   setup_free(&s);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   uint64_t id;
   bf_runtime_initialize(0, NULL, &id);
+  if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
+    if (!bf_gpu_available()) {
+      printf("no GPU used (BOXFAB_DEVICE=cpu, no device or no CUDA build): skipped\n");
+      bf_runtime_finalize();
+      return 77;
+    }
+    g_kind = BF_ARENA_MANAGED;
+  } else if (argc > 1 && strcmp(argv[1], "--managed") == 0) { /* the --gpu harness on any machine */
+    g_kind = BF_ARENA_MANAGED;
+  }
   set_threads(2);
   BFT_RUN(test_deposit_and_interpolate);
   BFT_RUN(test_tiling_and_threads);
