@@ -166,6 +166,11 @@ BF_EXPORT const char *bf_ptile_real_comp_name(const bf_ptile *t, int comp);
 BF_EXPORT const char *bf_ptile_int_comp_name(const bf_ptile *t, int comp);
 BF_EXPORT int bf_ptile_set_real_comp_name(bf_ptile *t, int comp, const char *name);
 BF_EXPORT int bf_ptile_set_int_comp_name(bf_ptile *t, int comp, const char *name);
+/** Rename SoA components 0..nreal-1 / 0..nint-1 at once (a NULL array or
+ *  entry keeps that name); BF_ERROR_VALUE, changing nothing, when a name is
+ *  empty or the resulting names of a kind are not all different. */
+BF_EXPORT int bf_ptile_rename_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                                    const char *const *int_names);
 
 /** Particles (real + neighbours), i.e. the length of the idcpu / AoS vector. */
 BF_EXPORT int64_t bf_ptile_size(const bf_ptile *t);

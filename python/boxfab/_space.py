@@ -17,4 +17,7 @@ def populate(namespace, dim):
     # Python-level members of MultiFab / iMultiFab (to_numpy, global indexing, ...)
     from boxfab import _multifab
     _multifab.attach(namespace)
+    # Python-level members of StructOfArrays_* (to_numpy / to_cupy named tuples, soa_real_comps)
+    from boxfab import _particles
+    _particles.attach(namespace)
     return impl

@@ -236,7 +236,7 @@ typedef struct bf_ploc_grid {
 
 /* The point -> grid lookup of one level.  Cell of a position x:
  * dlo[d] + floor((x[d] - plo[d]) * dxi[d]) (AMReX's getParticleCell with the
- * domain offset).  Bins: cell iv lies in bin (iv - blo) / bsize (per
+ * domain offset).  Bins: cell iv lies in bin (iv - blo) >> bshift (per
  * direction, nbins of them; outside: no grid); the grids whose boxes meet bin
  * b are bin_grid[bin_start[b] .. bin_start[b+1]), in BoxArray order.  A
  * regular grid gives one box per bin (O(1) lookups); the bins never number
@@ -244,7 +244,7 @@ typedef struct bf_ploc_grid {
 typedef struct bf_ploc_level {
   double plo[3], dxi[3];
   int dlo[3];
-  int blo[3], bsize[3], nbins[3];
+  int blo[3], bshift[3], nbins[3];
   const int64_t *bin_start;
   const int32_t *bin_grid;
   const bf_ploc_grid *grids;
@@ -284,7 +284,12 @@ typedef struct bf_plocate {
 /* A run of particles for p_locate / p_wrap: n particles whose coordinate d
  * is pos[d][i * pstride] and whose idcpu is idcpu[i * istride] (pure SoA:
  * strides 1; AoS: struct size / 8; idcpu NULL: every particle valid);
- * dest[i] receives the code. */
+ * dest[i] receives the code.  A shortcut (own_slot >= 0): the particles sit
+ * in tile own_slot on level own_lev whose cells are own_lo..own_hi, and
+ * own_lev is the finest level of the range; a valid particle whose cell lies
+ * in that box and whose position lies inside the round-off domain in the
+ * periodic directions gets own_slot without a lookup (the lookup would give
+ * the same).  own_slot = -1: no shortcut. */
 typedef struct bf_ppart {
   int64_t n;
   double *pos[3];
@@ -292,6 +297,9 @@ typedef struct bf_ppart {
   const uint64_t *idcpu;
   int64_t istride;
   int32_t *dest;
+  int32_t own_slot;
+  int own_lev;
+  int own_lo[3], own_hi[3];
 } bf_ppart;
 
 /* One copy of particle data: k < n elements of `elem` bytes.

@@ -105,35 +105,37 @@ void bf_pc_free_levels(bf_pc *pc) {
   pc->nlev = 0;
 }
 
-/* Bins over the grids of a level (see bf_ploc_level). */
+/* Bins over the grids of a level (see bf_ploc_level): power-of-two sizes
+ * no larger than the smallest box length (so a regular grid puts one or a few
+ * boxes in a bin), coarsened while there are more than ~8 bins per grid. */
 static int build_bins(pc_level *L, int dim) {
   int64_t n = L->ngrids;
-  int blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0}, bs[3] = {1, 1, 1}, nb[3] = {1, 1, 1};
+  int blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0}, sh[3] = {0, 0, 0}, nb[3] = {1, 1, 1};
   if (n > 0) {
     for (int d = 0; d < dim; ++d) {
-      blo[d] = INT_MAX, bhi[d] = INT_MIN, bs[d] = INT_MAX;
+      blo[d] = INT_MAX, bhi[d] = INT_MIN;
+      int minlen = INT_MAX;
       for (int64_t g = 0; g < n; ++g) {
         const bf_ploc_grid *G = &L->grids[g];
         if (G->lo[d] < blo[d]) blo[d] = G->lo[d];
         if (G->hi[d] > bhi[d]) bhi[d] = G->hi[d];
-        int len = G->hi[d] - G->lo[d] + 1;
-        if (len < bs[d]) bs[d] = len;
+        int64_t len = (int64_t)G->hi[d] - G->lo[d] + 1;
+        if (len < minlen) minlen = (int)len;
       }
-      if (bs[d] < 1) bs[d] = 1;
+      while (sh[d] < 30 && ((int64_t)1 << (sh[d] + 1)) <= minlen) ++sh[d];
     }
-    /* at most ~8 bins per grid (and a floor): coarsen the bins while too many */
     int64_t cap = 8 * n + 64;
     for (;;) {
       int64_t total = 1;
       for (int d = 0; d < dim; ++d) {
-        nb[d] = (int)(((int64_t)bhi[d] - blo[d]) / bs[d] + 1);
+        nb[d] = (int)((((int64_t)bhi[d] - blo[d]) >> sh[d]) + 1);
         total *= nb[d];
       }
       if (total <= cap) break;
       int dmax = 0;
       for (int d = 1; d < dim; ++d)
         if (nb[d] > nb[dmax]) dmax = d;
-      bs[dmax] = bs[dmax] > INT_MAX / 2 ? INT_MAX : bs[dmax] * 2;
+      ++sh[dmax];
     }
   }
   int64_t nbins = (int64_t)nb[0] * nb[1] * nb[2];
@@ -157,8 +159,8 @@ static int build_bins(pc_level *L, int dim) {
       const bf_ploc_grid *G = &L->grids[g];
       int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
       for (int d = 0; d < dim; ++d) {
-        lo[d] = (int)(((int64_t)G->lo[d] - blo[d]) / bs[d]);
-        hi[d] = (int)(((int64_t)G->hi[d] - blo[d]) / bs[d]);
+        lo[d] = (int)(((int64_t)G->lo[d] - blo[d]) >> sh[d]);
+        hi[d] = (int)(((int64_t)G->hi[d] - blo[d]) >> sh[d]);
       }
       for (int k = lo[2]; k <= hi[2]; ++k)
         for (int j = lo[1]; j <= hi[1]; ++j)
@@ -178,7 +180,7 @@ static int build_bins(pc_level *L, int dim) {
     P->dxi[d] = L->geom.inv_dx[d];
     P->dlo[d] = L->geom.domain.lo[d];
   }
-  for (int d = 0; d < 3; ++d) P->blo[d] = blo[d], P->bsize[d] = bs[d], P->nbins[d] = nb[d];
+  for (int d = 0; d < 3; ++d) P->blo[d] = blo[d], P->bshift[d] = sh[d], P->nbins[d] = nb[d];
   P->bin_start = L->bin_start;
   P->bin_grid = L->bin_grid;
   P->grids = L->grids;
@@ -542,6 +544,7 @@ int bf_pc_tile_vecs(const bf_ptile *t, bf_podvec **vecs, int cap) {
 
 void bf_pc_tile_part(const bf_pc *pc, const bf_ptile *t, bf_ppart *part) {
   memset(part, 0, sizeof *part);
+  part->own_slot = -1;
   const bf_playout *lay = &pc->layout;
   part->n = bf_ptile_size(t);
   if (lay->pure_soa) {
@@ -557,6 +560,26 @@ void bf_pc_tile_part(const bf_pc *pc, const bf_ptile *t, bf_ppart *part) {
     part->idcpu = base ? (const uint64_t *)(const void *)(base + bf_playout_idcpu_offset(lay)) : NULL;
     part->istride = (int64_t)(ss / 8);
   }
+}
+
+void bf_pc_part_shortcut(const bf_pc *pc, int64_t slot, int lev_max, bf_ppart *part) {
+  int lev = bf_pc_slot_level(pc, slot);
+  part->own_slot = -1;
+  if (lev != lev_max) return;
+  const pc_level *L = &pc->lev[lev];
+  const bf_ploc_grid *G = &L->grids[L->slot_grid[slot - L->base]];
+  int t = L->slot_tile[slot - L->base];
+  for (int d = 0; d < 3; ++d) {
+    /* MFIter's piece t_d of the grid in direction d */
+    int n = G->tn[d], td = t % n;
+    t /= n;
+    int64_t len = (int64_t)G->hi[d] - G->lo[d] + 1, base = len / n, rem = len % n;
+    int64_t start = G->lo[d] + (int64_t)td * base + (td < rem ? td : rem);
+    part->own_lo[d] = (int)start;
+    part->own_hi[d] = (int)(start + base + (td < rem ? 1 : 0) - 1);
+  }
+  part->own_lev = lev;
+  part->own_slot = (int32_t)slot;
 }
 
 const bf_backend_particles *bf_pc_kernels(const bf_pc *pc) {

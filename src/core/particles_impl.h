@@ -66,6 +66,10 @@ int bf_pc_tile_vecs(const bf_ptile *t, bf_podvec **vecs, int cap);
 /* Positions / idcpu of a tile as a locator part (pointers into the tile). */
 void bf_pc_tile_part(const bf_pc *pc, const bf_ptile *t, bf_ppart *part);
 
+/* Fill the shortcut of `part` (tile `slot`, see bf_ppart) when the slot's
+ * level is lev_max. */
+void bf_pc_part_shortcut(const bf_pc *pc, int64_t slot, int lev_max, bf_ppart *part);
+
 /* The locator of levels [lev_min, lev_max] with AMReX's periodic values
  * (levs: BF_PC_MAX_LEVELS entries of storage it points to). */
 void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative, bf_ploc_level *levs,

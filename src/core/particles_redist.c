@@ -109,6 +109,7 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       src[k].n = bf_ptile_size(t);
       src[k].dest = dest + off;
       bf_pc_tile_part(pc, t, &parts[k]);
+      bf_pc_part_shortcut(pc, s, lev_max, &parts[k]);
       parts[k].dest = dest + off;
       off += src[k].n;
       ++k;
@@ -321,6 +322,7 @@ int bf_pc_ok(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool *ok) {
     BF_CALL(bf_ptile_check_consistent(t));
     bf_ppart part;
     bf_pc_tile_part(pc, t, &part);
+    bf_pc_part_shortcut(pc, s, lev_max, &part);
     int32_t *dest = xmalloc((size_t)part.n * sizeof *dest);
     BF_CHECK(dest != NULL, BF_ERROR_MEMORY, "out of memory");
     part.dest = dest;

@@ -242,6 +242,57 @@ static int set_name(char **names, int n, int comp, const char *name, const char 
   return BF_SUCCESS;
 }
 
+/* New names of comps [0, n) of one kind (NULL entries keep), checked for
+ * uniqueness against the whole final list; applied only when all are fine. */
+static int rename_kind(char **names, int count, int n, const char *const *nn, const char *kind) {
+  if (n == 0 || !nn) return BF_SUCCESS;
+  BF_CHECK(n >= 0 && n <= count, BF_ERROR_INDEX, "%d %s component names for %d components", n, kind, count);
+  for (int c = 0; c < count; ++c) {
+    const char *a = c < n && nn[c] ? nn[c] : names[c];
+    BF_CHECK(a[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
+    for (int d = 0; d < c; ++d) {
+      const char *b = d < n && nn[d] ? nn[d] : names[d];
+      BF_CHECK(strcmp(a, b) != 0, BF_ERROR_VALUE, "%s components %d and %d would both be named '%s'", kind, d, c, a);
+    }
+  }
+  char **dup = calloc((size_t)n, sizeof *dup);
+  BF_CHECK(dup != NULL, BF_ERROR_MEMORY, "out of memory for component names");
+  for (int c = 0; c < n; ++c)
+    if (nn[c] && !(dup[c] = strdup(nn[c]))) {
+      for (int d = 0; d < c; ++d) free(dup[d]);
+      free(dup);
+      BF_ERROR(BF_ERROR_MEMORY, "out of memory for component names");
+    }
+  for (int c = 0; c < n; ++c)
+    if (dup[c]) {
+      free(names[c]);
+      names[c] = dup[c];
+    }
+  free(dup);
+  return BF_SUCCESS;
+}
+
+int bf_ptile_rename_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                          const char *const *int_names) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  BF_CHECK(nreal >= 0 && nint >= 0, BF_ERROR_VALUE, "negative name counts (%d, %d)", nreal, nint);
+  BF_CHECK(nreal <= t->nreal && nint <= t->nint, BF_ERROR_INDEX,
+           "%d real / %d int names for %d real / %d int components", nreal, nint, t->nreal, t->nint);
+  /* check the ints first (the reals are applied only after both are known to be fine) */
+  if (int_names && nint > 0) {
+    for (int c = 0; c < t->nint; ++c) {
+      const char *a = c < nint && int_names[c] ? int_names[c] : t->inames[c];
+      BF_CHECK(a[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
+      for (int d = 0; d < c; ++d) {
+        const char *b = d < nint && int_names[d] ? int_names[d] : t->inames[d];
+        BF_CHECK(strcmp(a, b) != 0, BF_ERROR_VALUE, "int components %d and %d would both be named '%s'", d, c, a);
+      }
+    }
+  }
+  BF_CALL(rename_kind(t->rnames, t->nreal, nreal, real_names, "real"));
+  return rename_kind(t->inames, t->nint, nint, int_names, "int");
+}
+
 int bf_ptile_set_real_comp_name(bf_ptile *t, int comp, const char *name) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
   return set_name(t->rnames, t->nreal, comp, name, "real");

@@ -61,6 +61,14 @@ enum bfpy_type_id {
   BFPY_T_MULTIFAB,     /* MultiFab(FabArray_FArrayBox) */
   BFPY_T_IMULTIFAB,    /* iMultiFab(FabArrayBase) */
   BFPY_T_MFITER,       /* MFIter */
+  BFPY_T_PODVIEW,      /* dimension independent ([0]): _PODView, the storage of a PODVector for views */
+  BFPY_T_PODVECTOR,    /* hidden base of the PODVector_<T>_<alloc> types (bfpy_particles.h) */
+  BFPY_T_PARTICLE,     /* hidden base of Particle_<NR>_<NI> */
+  BFPY_T_PINIT,        /* hidden base of ParticleInitType_<S> */
+  BFPY_T_AOS,          /* hidden base of ArrayOfStructs_<NR>_<NI>_<alloc> */
+  BFPY_T_SOA,          /* hidden base of StructOfArrays_<...>_<alloc> */
+  BFPY_T_PTILE,        /* hidden base of ParticleTile_<S>_<alloc> */
+  BFPY_T_PTILEDATA,    /* hidden base of ParticleTileData_<S> */
   BFPY_NTYPES
 };
 

@@ -70,14 +70,50 @@ int bfpy_pinit_values(PyObject *o, int dim, int spec, bf_pinit *out);
 enum { BFPY_PV_REAL, BFPY_PV_INT, BFPY_PV_UINT64, BFPY_NPV };
 
 /* New reference to a PODVector_<T>_<alloc> object viewing v (retains v;
- * keeps `owner` alive, may be NULL).  kind: BF_POD_REAL / INT / UINT64. */
+ * keeps `owner` alive, may be NULL); T from v's kind (real, int, uint64).
+ * alloc: the tile's allocator (default maps to the name pyAMReX uses). */
 PyObject *bfpy_podvec_wrap(int dim, int alloc, bf_podvec *v, PyObject *owner);
 /* Borrowed vector of a PODVector_* object, or NULL with TypeError. */
 bf_podvec *bfpy_podvec_unwrap(PyObject *o);
 
+/* A _PODView of the current storage of v (holds its bf_buffer); descr: the
+ * array interface descr of struct elements (stolen; NULL for numbers). */
+PyObject *bfpy_podview_new(bf_podvec *v, PyObject *descr);
+/* numpy / cupy array of a _PODView: a zero-copy view (copy false) or a copy. */
+PyObject *bfpy_podview_to_numpy(PyObject *view, bool copy);
+PyObject *bfpy_podview_to_cupy(PyObject *view, bool copy);
+/* The copy=False argument of to_numpy / to_cupy / to_xp: 0 / 1, or -1 with an exception. */
+int bfpy_copy_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* Particle_<NR>_<NI>: the bytes of AMReX's Particle<NR, NI> (layout
+ * {dim, legacy, nsr = NR, nsi = NI}), owned, or element `index` of an AoS
+ * vector `ref` (a reference: reads and writes go to the storage). */
+typedef struct {
+  PyObject_HEAD
+  int dim, nr, ni;
+  bf_podvec *ref;
+  int64_t index;
+  unsigned char *data; /* owned bytes when ref == NULL */
+} bfpy_particle_object;
+
+/* The layout of Particle_<nr>_<ni> in dimension dim. */
+static inline bf_playout bfpy_particle_layout(int dim, int nr, int ni) {
+  bf_playout l = {dim, false, nr, ni, 0, 0};
+  return l;
+}
+/* New Particle_<nr>_<ni> (TypeError when pyAMReX has no such type in dim):
+ * a copy of `bytes` (NULL: zeros), or a reference to element index of ref. */
+PyObject *bfpy_particle_new(int dim, int nr, int ni, const void *bytes, bf_podvec *ref, int64_t index);
+/* The struct bytes of a Particle_<nr>_<ni> object (exactly that type family,
+ * else TypeError naming `what`); IndexError when a reference went stale. */
+int bfpy_particle_bytes(PyObject *o, int dim, int nr, int ni, void *bytes, const char *what);
+/* True when o is a Particle_* of dimension dim; fills nr / ni. */
+bool bfpy_particle_kind(PyObject *o, int dim, int *nr, int *ni);
+
 /* Family init functions (called from module.c per space module). */
-int bfpy_init_podvector(PyObject *m, int dim); /* PODVector_* */
-int bfpy_init_ptile(PyObject *m, int dim);     /* Particle_*, ParticleInitType_*, ArrayOfStructs_*,
-                                                  StructOfArrays_*, ParticleTile_*, ParticleTileData_* */
+int bfpy_init_podvector(PyObject *m, int dim); /* _PODView, PODVector_* */
+int bfpy_init_particle(PyObject *m, int dim);  /* Particle_*, ParticleInitType_* */
+int bfpy_init_ptile(PyObject *m, int dim);     /* ArrayOfStructs_*, StructOfArrays_*, ParticleTile_*,
+                                                  ParticleTileData_* */
 
 #endif

@@ -195,6 +195,20 @@ static void test_tile_names(void) {
   BFT_FAILS(bf_ptile_set_int_comp_name(t, 0, ""), BF_ERROR_VALUE);
   BFT_OK(bf_ptile_set_int_comp_name(t, 0, "species"));
   BFT_CHECK(strcmp(bf_ptile_int_comp_name(t, 0), "species") == 0);
+  /* rename several at once: a swap of names is fine, a duplicate changes nothing */
+  const char *sw[] = {"y", "x"};
+  BFT_OK(bf_ptile_rename_comps(t, 2, sw, 0, NULL));
+  BFT_CHECK(strcmp(bf_ptile_real_comp_name(t, 0), "y") == 0 && strcmp(bf_ptile_real_comp_name(t, 1), "x") == 0);
+  const char *keep[] = {NULL, "u"};
+  BFT_OK(bf_ptile_rename_comps(t, 2, keep, 0, NULL));
+  BFT_CHECK(strcmp(bf_ptile_real_comp_name(t, 0), "y") == 0 && strcmp(bf_ptile_real_comp_name(t, 1), "u") == 0);
+  const char *clash[] = {"z"};
+  BFT_FAILS(bf_ptile_rename_comps(t, 1, clash, 0, NULL), BF_ERROR_VALUE);
+  const char *iclash[] = {"i1"};
+  BFT_FAILS(bf_ptile_rename_comps(t, 1, sw, 1, iclash), BF_ERROR_VALUE);
+  BFT_CHECK(strcmp(bf_ptile_real_comp_name(t, 0), "y") == 0); /* unchanged by the int failure */
+  BFT_FAILS(bf_ptile_rename_comps(t, 11, sw, 0, NULL), BF_ERROR_INDEX);
+  BFT_FAILS(bf_ptile_rename_comps(t, 1, empty, 0, NULL), BF_ERROR_VALUE);
   bf_ptile_destroy(&t);
 
   /* legacy: a, b, ... ; beyond w: r0, r1, ... */

@@ -13,10 +13,12 @@
 /* ---- the point locator -------------------------------------------------------------------------- */
 
 static inline int64_t cell_of(double x, double plo, double dxi, int dlo) {
-  double c = floor((x - plo) * dxi);
-  if (!(c > -1e18)) c = -1e18; /* NaN and -inf: far outside */
-  if (c > 1e18) c = 1e18;
-  return (int64_t)dlo + (int64_t)c;
+  double t = (x - plo) * dxi;
+  if (!(t > -1e18)) t = -1e18; /* NaN and -inf: far outside */
+  if (t > 1e18) t = 1e18;
+  int64_t c = (int64_t)t;
+  c -= (double)c > t; /* floor */
+  return (int64_t)dlo + c;
 }
 
 static inline bool box_has(const bf_ploc_grid *g, const int64_t *iv, int dim, int grow) {
@@ -27,6 +29,7 @@ static inline bool box_has(const bf_ploc_grid *g, const int64_t *iv, int dim, in
 
 /* Tile of cell iv (clamped into the grid's box) within grid g (mfiter.h's cutting). */
 static inline int32_t tile_of(const bf_ploc_grid *g, const int64_t *iv, int dim) {
+  if (g->tn[0] == 1 && g->tn[1] == 1 && g->tn[2] == 1) return 0;
   int64_t t = 0, mul = 1;
   for (int d = 0; d < dim; ++d) {
     int n = g->tn[d];
@@ -49,12 +52,26 @@ static inline int32_t tile_of(const bf_ploc_grid *g, const int64_t *iv, int dim)
  * grown in a single direction holds the cell, else the first grown hit. */
 static int64_t find_grid(const bf_ploc_level *L, const int64_t *iv, int dim, int grow) {
   if (L->ngrids == 0) return -1;
+  if (grow == 0) {
+    int64_t b = 0, mul = 1;
+    for (int d = 0; d < dim; ++d) {
+      int64_t r = iv[d] - L->blo[d];
+      if (r < 0) return -1;
+      r >>= L->bshift[d];
+      if (r >= L->nbins[d]) return -1;
+      b += r * mul;
+      mul *= L->nbins[d];
+    }
+    for (int64_t q = L->bin_start[b]; q < L->bin_start[b + 1]; ++q)
+      if (box_has(&L->grids[L->bin_grid[q]], iv, dim, 0)) return L->bin_grid[q];
+    return -1;
+  }
   int64_t blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
   for (int d = 0; d < dim; ++d) {
     int64_t r = iv[d] - L->blo[d];
     int64_t lo = r - grow, hi = r + grow;
-    lo = lo < 0 ? -1 : lo / L->bsize[d];
-    hi = hi < 0 ? -1 : hi / L->bsize[d];
+    lo = lo < 0 ? -1 : lo >> L->bshift[d];
+    hi = hi < 0 ? -1 : hi >> L->bshift[d];
     if (lo < 0) lo = 0;
     if (hi >= L->nbins[d]) hi = L->nbins[d] - 1;
     if (hi < 0 || lo >= L->nbins[d] || lo > hi) return -1;
@@ -172,15 +189,51 @@ static pchunk *make_chunks(int64_t nparts, const int64_t *sizes, size_t stride, 
   return c;
 }
 
+/* Cell of x on level L in direction d, or false when far outside / NaN. */
+static inline bool cell_fast(const bf_ploc_level *L, int d, double x, int64_t *c) {
+  double t = (x - L->plo[d]) * L->dxi[d];
+  if (!(t > -1e9 && t < 1e9)) return false;
+  int64_t k = (int64_t)t;
+  k -= (double)k > t;
+  *c = k + L->dlo[d];
+  return true;
+}
+
+/* Chunk [i0, i1) of part p.  The shortcut first (own tile), then the general
+ * lookup. */
+static void locate_chunk(const bf_plocate *loc, const bf_ppart *p, int64_t i0, int64_t i1) {
+  int dim = loc->dim;
+  bool fast = p->own_slot >= 0;
+  const bf_ploc_level *L = fast ? &loc->levels[p->own_lev] : NULL;
+  double rlo[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, rhi[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL};
+  for (int d = 0; d < dim; ++d)
+    if (loc->is_per[d]) rlo[d] = loc->rlo[d], rhi[d] = loc->rhi[d];
+  for (int64_t i = i0; i < i1; ++i) {
+    if (fast) {
+      uint64_t idcpu = p->idcpu ? p->idcpu[i * p->istride] : ~(uint64_t)0;
+      if ((idcpu >> 63) && ((idcpu >> 24) & 0x7FFFFFFFFFull)) {
+        bool in = true;
+        for (int d = 0; d < dim && in; ++d) {
+          double x = p->pos[d][i * p->pstride];
+          int64_t c = 0;
+          in = x >= rlo[d] && x <= rhi[d] && cell_fast(L, d, x, &c) && c >= p->own_lo[d] && c <= p->own_hi[d];
+        }
+        if (in) {
+          p->dest[i] = p->own_slot;
+          continue;
+        }
+      }
+    }
+    p->dest[i] = locate_one(loc, p, i);
+  }
+}
+
 static int cpu_p_locate(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts) {
   int64_t nc = 0;
   pchunk *c = make_chunks(nparts, &parts[0].n, sizeof(bf_ppart), &nc);
   if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t k = 0; k < nc; ++k) {
-    const bf_ppart *p = &parts[c[k].part];
-    for (int64_t i = c[k].i0; i < c[k].i1; ++i) p->dest[i] = locate_one(loc, p, i);
-  }
+  for (int64_t k = 0; k < nc; ++k) locate_chunk(loc, &parts[c[k].part], c[k].i0, c[k].i1);
   free(c);
   return 0;
 }

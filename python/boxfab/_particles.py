@@ -1,0 +1,82 @@
+"""Python-level members of the particle array types (StructOfArrays_*).
+
+Only composition happens here: every array is made in C (PODVector to_numpy /
+to_cupy are zero-copy views); this file groups them into pyAMReX's named
+tuples, keyed by the component names the C tile carries.
+"""
+import string
+from collections import namedtuple
+
+_tuple_types = {}
+
+
+def _tuple_type(cls, suffix):
+    key = (cls, suffix)
+    t = _tuple_types.get(key)
+    if t is None:
+        t = namedtuple(cls.__name__ + suffix, ["real", "int", "idcpu"])
+        _tuple_types[key] = t
+    return t
+
+
+def soa_real_comps(self, num_comps, spacedim=3, rotate=True):
+    """Names of `num_comps` real components, as pyAMReX: rotate=True gives
+    x, y, z, a, b, ..., w, then r0, r1, ...; rotate=False a, ..., w, r0, ...
+    `spacedim` is accepted and ignored (as pyAMReX)."""
+    names = list(string.ascii_lowercase)
+    names = names[-3:] + names[:-3] if rotate else names[:-3]
+    if num_comps < len(names):
+        return names[:num_comps]
+    return names + ["r" + str(i) for i in range(num_comps - len(names))]
+
+
+def soa_int_comps(self, num_comps):
+    """Names of `num_comps` int components: i0, i1, ..."""
+    return ["i" + str(i) for i in range(num_comps)]
+
+
+def _soa_arrays(self, copy, method, suffix):
+    if self.size == 0:
+        raise ValueError("SoA is empty.")
+    view = _tuple_type(type(self), suffix)({}, {}, None)
+    if self.has_idcpu:
+        view = view._replace(idcpu=getattr(self.get_idcpu_data(), method)(copy=copy))
+    for i, name in enumerate(self.real_names):
+        view.real[name] = getattr(self.get_real_data(i), method)(copy=copy)
+    for i, name in enumerate(self.int_names):
+        view.int[name] = getattr(self.get_int_data(i), method)(copy=copy)
+    return view
+
+
+def soa_to_numpy(self, copy=False):
+    """NumPy views (or copies) of every component: a named tuple (real, int,
+    idcpu) whose real / int are dicts keyed by the component names, in
+    component order; idcpu is None for legacy layouts.  ValueError when empty."""
+    return _soa_arrays(self, copy, "to_numpy", "_np")
+
+
+def soa_to_cupy(self, copy=False):
+    """As to_numpy, with CuPy arrays (ImportError without CuPy)."""
+    return _soa_arrays(self, copy, "to_cupy", "_cp")
+
+
+def soa_to_xp(self, copy=False):
+    """to_cupy when Config.have_gpu, else to_numpy."""
+    from boxfab import _core
+
+    if _core.space1d.Config.have_gpu:
+        return self.to_cupy(copy)
+    return self.to_numpy(copy)
+
+
+def attach(namespace):
+    """Add the members to the StructOfArrays_* classes of a space-module namespace."""
+    for name, cls in list(namespace.items()):
+        if isinstance(cls, type) and name.startswith("StructOfArrays_"):
+            base = cls.__base__  # the hidden _StructOfArrays of this module
+            base.to_numpy = soa_to_numpy
+            base.to_cupy = soa_to_cupy
+            base.to_xp = soa_to_xp
+            base.soa_real_comps = soa_real_comps
+            base.soa_int_comps = soa_int_comps
+            break
