@@ -38,6 +38,13 @@ typedef struct pmesh_call {
   int64_t nparticles;
 } pmesh_call;
 
+/* Host kernels may read memory the device is still writing (pinned or
+ * managed memory, of the particles or the MultiFab): wait for it first. */
+static int host_ready(const bf_backend *be) {
+  const bf_backend *dev = bf_backend_device();
+  return dev && be != dev ? dev->synchronize() : BF_SUCCESS;
+}
+
 static void call_free(pmesh_call *c) {
   free(c->tiles);
   free(c->groups);
@@ -222,7 +229,7 @@ static int deposit(const bf_pc *pc, int lev, int comp, bf_multifab *mf, int mfco
   int err = gather_tiles(what, pc, lev, comp, dst, dcomp, &c);
   int64_t nbad = 0;
   if (!err && c.args.ntiles > 0) {
-    err = bf_backend_host_sync(c.be);
+    err = host_ready(c.be);
     if (!err && c.be->pmesh_deposit(&c.args, &nbad) != 0) err = bf_error_code() ? bf_error_code() : BF_ERROR_RUNTIME;
   }
   call_free(&c);
@@ -265,7 +272,7 @@ int bf_pc_interpolate(bf_pc *pc, int lev, int comp, const bf_multifab *mf, int m
   int err = gather_tiles(what, pc, lev, comp, mf, mfcomp, &c);
   int64_t nbad = 0;
   if (!err && c.args.ntiles > 0) {
-    err = bf_backend_host_sync(c.be);
+    err = host_ready(c.be);
     if (!err && c.be->pmesh_interpolate(&c.args, &nbad) != 0)
       err = bf_error_code() ? bf_error_code() : BF_ERROR_RUNTIME;
   }
