@@ -8,6 +8,8 @@
  * values: tiles run in parallel. */
 #include "cpu_pmesh.h"
 
+#include <stdbool.h>
+
 #include "pmesh_shape.h"
 
 /* One tile's particles into its fab; returns the particles skipped. */
@@ -57,10 +59,20 @@ static int64_t interpolate_tile(const bf_pmesh_args *a, const bf_pmesh_tile *tl)
   return bad;
 }
 
+/* Below this many particles one thread does all: waking a team costs more. */
+#define PAR_MIN_PARTICLES 32768
+
+static int64_t total_particles(const bf_pmesh_args *a) {
+  int64_t n = 0;
+  for (int64_t t = 0; t < a->ntiles; ++t) n += a->tiles[t].np;
+  return n;
+}
+
 int bf_cpu_pmesh_deposit(const bf_pmesh_args *a, int64_t *nskipped) {
   int64_t bad = 0;
   const int64_t ng = a->ngroups;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bad) if (ng > 1)
+  const bool par = ng > 1 && total_particles(a) >= PAR_MIN_PARTICLES;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bad) if (par)
   for (int64_t g = 0; g < ng; ++g)
     for (int64_t t = a->group_start[g]; t < a->group_start[g + 1]; ++t) bad += deposit_tile(a, &a->tiles[t]);
   *nskipped = bad;
@@ -70,7 +82,8 @@ int bf_cpu_pmesh_deposit(const bf_pmesh_args *a, int64_t *nskipped) {
 int bf_cpu_pmesh_interpolate(const bf_pmesh_args *a, int64_t *nskipped) {
   int64_t bad = 0;
   const int64_t nt = a->ntiles;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bad) if (nt > 1)
+  const bool par = nt > 1 && total_particles(a) >= PAR_MIN_PARTICLES;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bad) if (par)
   for (int64_t t = 0; t < nt; ++t) bad += interpolate_tile(a, &a->tiles[t]);
   *nskipped = bad;
   return 0;
