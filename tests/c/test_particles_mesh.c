@@ -347,6 +347,114 @@ static void test_errors(void) {
   setup_free(&s);
 }
 
+/* Level 1 of a two-level container: a refined box inside a non-periodic
+ * domain (fine domain lo 2 * OFF); deposit and interpolate on level 1 use
+ * the fine geometry and only the particles redistribute put there. */
+static void test_level1(void) {
+  const int r = 2, flo = 2 * OFF + 4, fhi = 2 * OFF + 11; /* fine cells of the refined box */
+  const double fdx = DX / r;
+  bf_box cdom = mkbox(3, OFF, OFF, OFF, OFF + NCELL - 1, OFF + NCELL - 1, OFF + NCELL - 1, 0);
+  bf_box fdom = mkbox(3, r * OFF, r * OFF, r * OFF, r * (OFF + NCELL) - 1, r * (OFF + NCELL) - 1, r * (OFF + NCELL) - 1, 0);
+  bf_box fbox = mkbox(3, flo, flo, flo, fhi, fhi, fhi, 0);
+  bf_realbox rb = {3, {PLO, PLO, PLO}, {PLO + NCELL * DX, PLO + NCELL * DX, PLO + NCELL * DX}};
+  int per[3] = {0, 0, 0}, ratio[3] = {r, r, r};
+  bf_geometry geoms[2];
+  BFT_OK(bf_geometry_define(&cdom, &rb, 0, per, &geoms[0]));
+  BFT_OK(bf_geometry_define(&fdom, &rb, 0, per, &geoms[1]));
+  bf_boxarray *bas[2] = {NULL, NULL};
+  BFT_OK(bf_boxarray_create_from_boxes(3, 1, &cdom, &bas[0]));
+  BFT_OK(bf_boxarray_create_from_boxes(3, 1, &fbox, &bas[1]));
+  bf_distmap *dms[2] = {dm_for(bas[0]), dm_for(bas[1])};
+  bf_playout lay = {3, true, 0, 0, 4, 0};
+  bf_pc *pc = NULL;
+  BFT_OK(bf_pc_create(&lay, arena(), &pc));
+  BFT_OK(bf_pc_define(pc, 2, geoms, bas, dms, ratio));
+  enum { NP = 400 };
+  double *pos[3], w[NP];
+  for (int d = 0; d < 3; ++d) pos[d] = malloc(NP * sizeof(double));
+  for (int i = 0; i < NP; ++i) {
+    for (int d = 0; d < 3; ++d) pos[d][i] = PLO + urand() * NCELL * DX;
+    w[i] = urand();
+  }
+  bf_pcolumns cols;
+  memset(&cols, 0, sizeof cols);
+  cols.n = NP;
+  for (int d = 0; d < 3; ++d) cols.pos[d] = pos[d];
+  const double *reals[1] = {w};
+  cols.real = reals;
+  BFT_OK(bf_pc_add_columns(pc, 0, &cols, true));
+  BFT_OK(bf_pc_redistribute(pc, 0, -1, 0, 0, false)); /* to the finest level holding each */
+  int64_t n1 = 0;
+  BFT_OK(bf_pc_num_particles_at_level(pc, 1, false, true, &n1));
+  BFT_CHECK(n1 > 0);
+  for (int shape = 0; shape < 3; ++shape) {
+    bf_multifab *mf = NULL;
+    BFT_OK(bf_multifab_create(bas[1], dms[1], 1, iv3(3, 1, 1, 1), BF_DTYPE_DOUBLE, arena(), true, &mf));
+    BFT_OK(bf_pc_deposit_ex(pc, 1, 3, mf, 0, shape, true, true));
+    BFT_OK(bf_gpu_synchronize());
+    /* reference: the level-1 particles over the fine box's cells */
+    const int nf = fhi - flo + 1;
+    double *ref = calloc((size_t)nf * nf * nf, sizeof *ref);
+    int64_t nt = 0, seen = 0;
+    bf_pc_tileref refs[8];
+    BFT_OK(bf_pc_tiles(pc, 1, true, refs, 8, &nt));
+    for (int64_t t = 0; t < nt; ++t)
+      for (int64_t i = 0; i < bf_ptile_size(refs[t].ptile); ++i, ++seen) {
+        double x[3], v;
+        for (int d = 0; d < 3; ++d) bf_podvec_read(bf_ptile_real(refs[t].ptile, d), i, 1, &x[d]);
+        bf_podvec_read(bf_ptile_real(refs[t].ptile, 3), i, 1, &v);
+        for (int c2 = 0; c2 < nf; ++c2)
+          for (int c1 = 0; c1 < nf; ++c1)
+            for (int c0 = 0; c0 < nf; ++c0) {
+              int c[3] = {c0, c1, c2};
+              double f = v / (fdx * fdx * fdx);
+              for (int d = 0; d < 3; ++d) f *= weight(shape, (x[d] - PLO) / fdx, flo - r * OFF + c[d], false);
+              ref[c0 + nf * (c1 + nf * c2)] += f;
+            }
+      }
+    BFT_CHECK(seen == n1);
+    bool ok = true;
+    FOR_BOX(fbox, p) ok = ok && approx(mf_get(mf, 0, p, 0), ref[(p[0] - flo) + nf * ((p[1] - flo) + nf * (p[2] - flo))]);
+    BFT_CHECK(ok);
+    /* interpolate a linear field: CIC and TSC reproduce it inside the box, NGP gives the cell's value */
+    bf_mf_fab f;
+    bf_multifab_local_fab(mf, 0, &f);
+    FOR_BOX(f.fabbox, p) mf_put(mf, 0, p, 0, 1.0 + 0.25 * p[0] - 0.5 * p[1] + 0.125 * p[2]);
+    BFT_OK(bf_pc_interpolate(pc, 1, 3, mf, 0, shape));
+    BFT_OK(bf_gpu_synchronize());
+    ok = true;
+    for (int64_t t = 0; t < nt; ++t)
+      for (int64_t i = 0; i < bf_ptile_size(refs[t].ptile); ++i) {
+        double x[3], v, u[3];
+        for (int d = 0; d < 3; ++d) {
+          bf_podvec_read(bf_ptile_real(refs[t].ptile, d), i, 1, &x[d]);
+          u[d] = (x[d] - PLO) / fdx + r * OFF; /* absolute fine index coordinate */
+          if (shape == BF_SHAPE_NGP) u[d] = floor(u[d]);
+          else u[d] -= 0.5; /* cell centres at index + 0.5 */
+        }
+        bf_podvec_read(bf_ptile_real(refs[t].ptile, 3), i, 1, &v);
+        double want = 1.0 + 0.25 * u[0] - 0.5 * u[1] + 0.125 * u[2];
+        ok = ok && fabs(v - want) <= 1e-12 * (1 + fabs(want));
+      }
+    BFT_CHECK(ok);
+    free(ref);
+    bf_multifab_destroy(&mf);
+  }
+  /* level 0's MultiFab on level 1 (wrong BoxArray), level 2 */
+  bf_multifab *mf0 = NULL;
+  BFT_OK(bf_multifab_create(bas[0], dms[0], 1, iv3(3, 1, 1, 1), BF_DTYPE_DOUBLE, arena(), true, &mf0));
+  BFT_FAILS(bf_pc_deposit(pc, 1, 3, mf0, 0, BF_SHAPE_CIC, true), BF_ERROR_VALUE);
+  BFT_FAILS(bf_pc_deposit(pc, 2, 3, mf0, 0, BF_SHAPE_CIC, true), BF_ERROR_INDEX);
+  BFT_OK(bf_pc_deposit(pc, 0, 3, mf0, 0, BF_SHAPE_CIC, true));
+  bf_multifab_destroy(&mf0);
+  for (int d = 0; d < 3; ++d) free(pos[d]);
+  bf_pc_destroy(&pc);
+  for (int l = 0; l < 2; ++l) {
+    bf_boxarray_destroy(&bas[l]);
+    bf_distmap_destroy(&dms[l]);
+  }
+}
+
 int main(int argc, char **argv) {
   uint64_t id;
   bf_runtime_initialize(0, NULL, &id);
@@ -364,6 +472,7 @@ int main(int argc, char **argv) {
   BFT_RUN(test_deposit_and_interpolate);
   BFT_RUN(test_tiling_and_threads);
   BFT_RUN(test_errors);
+  BFT_RUN(test_level1);
   bf_plan_cache_clear();
   bf_runtime_finalize();
   return bft_report();
