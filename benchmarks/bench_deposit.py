@@ -21,6 +21,9 @@ boxfab's (relative error printed; a mismatch fails the run).  Ratios > 1: boxfab
 the reference cupyx.scatter_add on CuPy arrays of the same positions and weights; each timed call
 is bracketed by cudaDeviceSynchronize.  Without CuPy or a GPU --gpu stops with a message.
 
+--interpolate: also time pc.interpolate(mf, "b", shape=...) (the deposited field, ghost cells
+filled) against the NumPy gather over the same stencils (sum of field[cells] * weights).
+
 --threads: OpenMP threads of boxfab's CPU kernels (OMP_NUM_THREADS is read at start-up, so each
 count runs in a subprocess of this script).
 """
@@ -47,6 +50,7 @@ def parse_args(argv):
     p.add_argument("--threads", type=int, nargs="*", default=None,
                    help="OpenMP thread counts to run (each in a subprocess); default: as the environment says")
     p.add_argument("--gpu", action="store_true", help="device memory and cupyx.scatter_add")
+    p.add_argument("--interpolate", action="store_true", help="also time interpolate against a NumPy gather")
     p.add_argument("--seed", type=int, default=11)
     return p.parse_args(argv)
 
@@ -104,6 +108,13 @@ def numpy_bincount(x, w, shape, n, dxi, plo, scale):
     for cells, wt in stencil_terms(np, x, shape, n, dxi, plo):
         rho += np.bincount(cells, weights=wt * w * scale, minlength=n**3)
     return rho
+
+
+def xp_gather(xp, field, x, shape, n, dxi, plo):
+    out = xp.zeros(x.shape[0])
+    for cells, wt in stencil_terms(xp, x, shape, n, dxi, plo):
+        out += field[cells] * wt
+    return out
 
 
 def cupy_scatter_add(cp, cpx, x, w, shape, n, dxi, plo, scale):
@@ -207,6 +218,20 @@ def run(args):
             err = max(float(np.max(np.abs(got - r)) / np.max(np.abs(r))) for r in errs)
             bad |= not err < 1e-12
             print(row + f" {err:>12.1e}", flush=True)
+            if args.interpolate:
+                mf.fill_boundary(geom.periodicity())
+                t_bi = best_time(lambda: pc.interpolate(mf, "b", shape=shape), args.repeat, sync)
+                field = xpm.asarray(got)
+                ref_i = {}
+                t_ni = best_time(lambda: ref_i.__setitem__("v", xp_gather(xpm, field, x, shape, n, dxi, plo)),
+                                 args.repeat, sync)
+                vals = xpm.concatenate([(pti.soa().to_cupy() if args.gpu else pti.soa().to_numpy()).real["b"]
+                                        for pti in pc.iterator(pc, level=0)])
+                ierr = float(xpm.max(xpm.abs(vals - ref_i["v"])) / xpm.max(xpm.abs(ref_i["v"])))
+                bad |= not ierr < 1e-12
+                lib = "CuPy" if args.gpu else "NumPy"
+                print(f"{'':>10} {'':>5} interpolate: boxfab {t_bi * 1e3:.2f} ms, {lib} gather {t_ni * 1e3:.2f} ms, "
+                      f"ratio {t_ni / t_bi:.2f}, max rel err {ierr:.1e}", flush=True)
     if bad:
         sys.exit("a result differs from the reference")
 

@@ -328,10 +328,11 @@ def test_bench_deposit_smoke(tmp_path):
     r = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "np.add.at" in r.stdout
     r = subprocess.run([sys.executable, script, "--ncell", "16", "--max-size", "8", "--particles", "2000",
-                        "--repeat", "1"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                        "--repeat", "1", "--interpolate"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     rows = [line for line in r.stdout.splitlines() if line.strip().startswith("2000")]
     assert len(rows) == 3, r.stdout  # one row per shape
+    assert r.stdout.count("interpolate: boxfab") == 3, r.stdout
 
 
 def test_after_finalize_and_lifetimes():
