@@ -100,6 +100,7 @@ void bf_pc_free_levels(bf_pc *pc) {
     free(L->slot_tile);
     free(L->bin_start);
     free(L->bin_grid);
+    free(L->bin_exact);
     memset(L, 0, sizeof *L);
   }
   pc->nlev = 0;
@@ -173,6 +174,21 @@ static int build_bins(pc_level *L, int dim) {
     free(fill);
   }
   L->bin_start = start;
+  /* bins lying inside the box of their first grid */
+  L->bin_exact = malloc((size_t)nbins * sizeof *L->bin_exact);
+  if (!L->bin_exact) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle locator bins");
+  for (int64_t b = 0; b < nbins; ++b) {
+    L->bin_exact[b] = -1;
+    if (start[b + 1] == start[b]) continue;
+    const bf_ploc_grid *G = &L->grids[L->bin_grid[start[b]]];
+    int64_t bi[3] = {b % nb[0], (b / nb[0]) % nb[1], b / ((int64_t)nb[0] * nb[1])};
+    bool in = true;
+    for (int d = 0; d < dim; ++d) {
+      int64_t lo = (int64_t)blo[d] + (bi[d] << sh[d]), hi = lo + ((int64_t)1 << sh[d]) - 1;
+      in = in && lo >= G->lo[d] && hi <= G->hi[d];
+    }
+    if (in) L->bin_exact[b] = L->bin_grid[start[b]];
+  }
   bf_ploc_level *P = &L->loc;
   memset(P, 0, sizeof *P);
   for (int d = 0; d < dim; ++d) {
@@ -183,6 +199,7 @@ static int build_bins(pc_level *L, int dim) {
   for (int d = 0; d < 3; ++d) P->blo[d] = blo[d], P->bshift[d] = sh[d], P->nbins[d] = nb[d];
   P->bin_start = L->bin_start;
   P->bin_grid = L->bin_grid;
+  P->bin_exact = L->bin_exact;
   P->grids = L->grids;
   P->ngrids = n;
   return BF_SUCCESS;
@@ -194,7 +211,9 @@ int bf_pc_build_slots(bf_pc *pc) {
   for (int l = 0; l < pc->nlev; ++l) {
     pc_level *L = &pc->lev[l];
     free(L->grids), free(L->slot_grid), free(L->slot_tile), free(L->bin_start), free(L->bin_grid);
+    free(L->bin_exact);
     L->grids = NULL, L->slot_grid = NULL, L->slot_tile = NULL, L->bin_start = NULL, L->bin_grid = NULL;
+    L->bin_exact = NULL;
     int64_t n = bf_boxarray_size(L->ba);
     L->ngrids = n;
     L->grids = malloc((size_t)(n > 0 ? n : 1) * sizeof *L->grids);

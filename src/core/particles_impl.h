@@ -25,6 +25,7 @@ typedef struct pc_level {
   int *slot_tile;        /* [nslots]: tile number of each slot */
   int64_t *bin_start;    /* locator bins (bf_ploc_level) */
   int32_t *bin_grid;
+  int32_t *bin_exact;
   bf_ploc_level loc;
 } pc_level;
 

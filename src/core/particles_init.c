@@ -10,6 +10,11 @@
 #include "boxfab/idcpu.h"
 #include "boxfab/runtime.h"
 #include "particles_impl.h"
+#include <stdio.h>
+#include <time.h>
+static double pt_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+#define PT_MARK(name) do { if (getenv("BF_PTIME")) { double t_ = pt_now(); fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3); pt_last = t_; } } while (0)
+
 
 #define MAXVECS 4096
 
@@ -195,6 +200,104 @@ static int check_defined(const bf_pc *pc, const char *what) {
   return BF_SUCCESS;
 }
 
+/* init_random of pure SoA layouts without staging the particles: the
+ * destinations come from the generator directly (p_random_locate), then each
+ * tile's positions and ids are generated in place (p_random_place) in the
+ * order of the particle numbers; the other components get their constants.
+ * All allocations (tiles reserved) before the first change. */
+static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_pinit *init) {
+  const bf_backend_particles *K = bf_pc_kernels(pc);
+  if (!K) return bf_error_code();
+  if (n == 0) return BF_SUCCESS;
+  double pt_last = pt_now();
+  bf_arena *host = bf_arena_get(BF_ARENA_CPU);
+  int32_t *dest = NULL;
+  int64_t *idx = NULL, *cnt = NULL;
+  bool *created = NULL;
+  int64_t *oldn = NULL;
+  bf_pcopy *ops = NULL;
+  int st = bf_arena_alloc(host, (size_t)n * sizeof *dest, (void **)&dest);
+  if (!st) st = bf_arena_alloc(host, (size_t)n * sizeof *idx, (void **)&idx);
+  int64_t ns = pc->nslots;
+  cnt = calloc((size_t)ns + 1, sizeof *cnt);
+  created = calloc((size_t)ns + 1, sizeof *created);
+  oldn = calloc((size_t)ns + 1, sizeof *oldn);
+  if (!st && (!cnt || !created || !oldn)) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  bf_ploc_level levs[BF_PC_MAX_LEVELS];
+  bf_plocate loc;
+  bf_pc_locator(pc, 0, pc->nlev - 1, 0, true, levs, &loc);
+  PT_MARK("setup");
+  if (!st) st = K->p_random_locate(r, &loc, n, dest);
+  PT_MARK("random_locate");
+  for (int64_t i = 0; !st && i < n; ++i)
+    if (dest[i] < 0)
+      st = bf_error_set(BF_ERROR_VALUE, __func__, "init_random: particle %lld lies in no grid of the container%s",
+                        (long long)i, dest[i] == BF_PDEST_REMOTE ? " on this process" : " (the BoxArray does not cover the domain)");
+  if (!st) {
+    for (int64_t i = 0; i < n; ++i) ++cnt[(dest[i] & BF_PDEST_SLOT_MASK) + 1];
+    for (int64_t s = 0; s < ns; ++s) cnt[s + 1] += cnt[s];
+    int64_t *fill = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *fill);
+    if (!fill) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    else {
+      memcpy(fill, cnt, (size_t)ns * sizeof *fill);
+      for (int64_t i = 0; i < n; ++i) idx[fill[dest[i] & BF_PDEST_SLOT_MASK]++] = i;
+      free(fill);
+    }
+  }
+  PT_MARK("sort");
+  for (int64_t s = 0; !st && s < ns; ++s) {
+    int64_t a = cnt[s + 1] - cnt[s];
+    if (a == 0) continue;
+    if (!pc->slots[s]) {
+      if ((st = bf_pc_new_tile(pc, &pc->slots[s])) != BF_SUCCESS) break;
+      created[s] = true;
+    }
+    if ((st = bf_ptile_check_consistent(pc->slots[s])) != BF_SUCCESS) break;
+    oldn[s] = bf_ptile_size(pc->slots[s]);
+    st = bf_ptile_reserve(pc->slots[s], oldn[s] + a);
+  }
+  int64_t first = 0;
+  uint64_t v0 = 0;
+  if (!st) st = bf_particle_next_id(pc->family, n, &first);
+  if (!st) st = bf_idcpu_pack(first, bf_parallel_myproc(), &v0);
+  int nr = bf_pc_num_real_comps(pc), ni = bf_pc_num_int_comps(pc), dim = pc->layout.dim;
+  if (!st) {
+    ops = malloc((size_t)(ns * (nr + ni) + 1) * sizeof *ops);
+    if (!ops) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  }
+  PT_MARK("reserve");
+  /* no failure past this point */
+  int64_t m = 0;
+  for (int64_t s = 0; !st && s < ns; ++s) {
+    int64_t a = cnt[s + 1] - cnt[s];
+    if (a == 0) continue;
+    bf_ptile *t = pc->slots[s];
+    (void)bf_ptile_resize(t, oldn[s] + a); /* new elements are zero */
+    double *pos[3] = {NULL, NULL, NULL};
+    for (int d = 0; d < dim; ++d) pos[d] = (double *)bf_podvec_data(bf_ptile_real(t, d)) + oldn[s];
+    st = K->p_random_place(r, a, idx + cnt[s], pos, 1, (uint64_t *)bf_podvec_data(bf_ptile_idcpu(t)) + oldn[s], 1,
+                           v0);
+    for (int c = dim; c < nr && c < pc->layout.nar; ++c)
+      if (init && init->real_array && init->real_array[c] != 0.0)
+        ops[m++] = (bf_pcopy){.dst = (double *)bf_podvec_data(bf_ptile_real(t, c)) + oldn[s],
+                              .value = &init->real_array[c], .elem = 8, .n = a};
+    for (int c = 0; c < ni && c < pc->layout.nai; ++c)
+      if (init && init->int_array && init->int_array[c] != 0)
+        ops[m++] = (bf_pcopy){.dst = (int32_t *)bf_podvec_data(bf_ptile_int(t, c)) + oldn[s],
+                              .value = &init->int_array[c], .elem = 4, .n = a};
+  }
+  PT_MARK("place");
+  if (!st && m > 0) st = K->p_copy(m, ops);
+  PT_MARK("fill");
+  if (st)
+    for (int64_t s = 0; s < ns; ++s)
+      if (created[s]) bf_ptile_destroy(&pc->slots[s]);
+  free(ops), free(oldn), free(created), free(cnt);
+  if (idx) bf_arena_free(host, idx, (size_t)n * sizeof *idx);
+  if (dest) bf_arena_free(host, dest, (size_t)n * sizeof *dest);
+  return st;
+}
+
 int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *init, bool serialize,
                       const bf_realbox *box) {
   (void)serialize; /* one process: the same particles either way */
@@ -222,6 +325,7 @@ int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *i
       r.lo[d] = box->lo[d], r.hi[d] = box->hi[d];
     }
   }
+  if (pc->layout.pure_soa) return init_random_soa(pc, count, &r, init);
   staged S;
   BF_CALL(alloc_pos(dim, count, &S));
   int st = count > 0 ? bf_backend_get()->particles.p_random(&r, count, S.pos) : BF_SUCCESS;
