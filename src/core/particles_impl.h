@@ -55,6 +55,27 @@ int bf_pc_slot_tile(bf_pc *pc, int64_t slot, bf_ptile **t);
 /* The level of a slot. */
 int bf_pc_slot_level(const bf_pc *pc, int64_t slot);
 
+/* Device-only memory whose backend lacks particle kernels: operations run on
+ * a host mirror (bf_pc_mirror: a container in The_Cpu_Arena with copies of
+ * the levels, components and tiles), whose tiles then replace the container's
+ * (bf_pc_writeback, all reserved first).  BOXFAB_PARTICLE_MIRROR=1 forces
+ * this path for every arena but The_Cpu_Arena (tests). */
+bool bf_pc_needs_mirror(const bf_pc *pc);
+int bf_pc_mirror(const bf_pc *pc, bf_pc **h);
+int bf_pc_writeback(bf_pc *pc, const bf_pc *h);
+
+/* Run `call` (an expression using the host container `h_`) on a mirror of pc
+ * and write back (write = true) or not. */
+#define BF_PC_MIRRORED(pc, write, call)                                                                              \
+  do {                                                                                                               \
+    bf_pc *h_ = NULL;                                                                                                \
+    BF_CALL(bf_pc_mirror((pc), &h_));                                                                                \
+    int st_ = (call);                                                                                                \
+    if (!st_ && (write)) st_ = bf_pc_writeback((bf_pc *)(uintptr_t)(pc), h_);                                                            \
+    bf_pc_destroy(&h_);                                                                                              \
+    return st_;                                                                                                      \
+  } while (0)
+
 /* The particle kernels for the container's memory (CPU kernels for host
  * memory); NULL with BF_ERROR_VALUE set when the memory is device-only and
  * the backend has no particle kernels yet. */

@@ -307,6 +307,7 @@ int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *i
   BF_CHECK(count <= (int64_t)1 << 40, BF_ERROR_OVERFLOW, "init_random: %lld particles are too many",
            (long long)count);
   BF_CHECK(seed > 0, BF_ERROR_VALUE, "init_random: the seed must be > 0");
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_init_random(h_, count, seed, init, serialize, box));
   int dim = pc->layout.dim;
   const bf_geometry *g = &pc->lev[0].geom;
   bf_prandom r;
@@ -339,6 +340,7 @@ int bf_pc_init_random_per_box(bf_pc *pc, int64_t count_per_box, uint64_t seed, c
   BF_CHECK(count_per_box >= 0, BF_ERROR_VALUE, "init_random_per_box: the number of particles must be >= 0, got %lld",
            (long long)count_per_box);
   BF_CHECK(seed > 0, BF_ERROR_VALUE, "init_random_per_box: the seed must be > 0");
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_init_random_per_box(h_, count_per_box, seed, init));
   const pc_level *L = &pc->lev[0];
   int64_t total;
   BF_CHECK(bf_i64_mul(count_per_box, L->ngrids, &total) && total <= (int64_t)1 << 40, BF_ERROR_OVERFLOW,
@@ -374,6 +376,7 @@ int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) 
   for (int d = 0; d < dim; ++d)
     BF_CHECK(off[d] >= 0 && off[d] < 1, BF_ERROR_VALUE, "init_one_per_cell: offset %g in direction %d not in [0, 1)",
              off[d], d);
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_init_one_per_cell(h_, off, init));
   const pc_level *L = &pc->lev[0];
   const bf_geometry *g = &L->geom;
   int64_t total = 0;
@@ -417,6 +420,7 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
   BF_CHECK(cols->n >= 0, BF_ERROR_VALUE, "the number of particles must be >= 0, got %lld", (long long)cols->n);
   BF_CHECK(!cols->device, BF_ERROR_VALUE,
            "add_particles: device arrays are copied to the host by the caller (no CUDA particle kernels yet)");
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_add_columns(h_, lev, cols, redistribute));
   int dim = pc->layout.dim;
   int64_t n = cols->n;
   if (n == 0) return BF_SUCCESS;
@@ -502,6 +506,7 @@ static int sort_tiles(bf_pc *pc, const bf_intvect *bin) {
     for (int d = 0; d < dim; ++d)
       BF_CHECK(bin->v[d] >= 1, BF_ERROR_VALUE, "bin size must be >= 1, got %d in direction %d", bin->v[d], d);
   }
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, sort_tiles(h_, bin));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   for (int l = 0; l < pc->nlev; ++l) {
@@ -585,6 +590,7 @@ int bf_pc_increment(const bf_pc *pc, bf_multifab *mf, int lev) {
   BF_CHECK(bf_multifab_dtype(mf) == 0, BF_ERROR_TYPE, "increment: the MultiFab must hold doubles");
   BF_CHECK(!bf_multifab_arena(mf) || bf_arena_is_host_accessible(bf_multifab_arena(mf)), BF_ERROR_VALUE,
            "increment: the MultiFab's memory must be host-accessible (no CUDA kernel yet)");
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, false, bf_pc_increment(h_, mf, lev));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   int dim = pc->layout.dim;
