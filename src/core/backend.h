@@ -183,7 +183,7 @@ typedef struct bf_ploc_grid {
  * more than a few times the boxes. */
 typedef struct bf_ploc_level {
   double plo[3], dxi[3];
-  int dlo[3];
+  int dlo[3], dhi[3]; /* the level's domain (cells) */
   int blo[3], bshift[3], nbins[3];
   const int64_t *bin_start;
   const int32_t *bin_grid;

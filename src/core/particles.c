@@ -195,6 +195,7 @@ static int build_bins(pc_level *L, int dim) {
     P->plo[d] = L->geom.prob_domain.lo[d];
     P->dxi[d] = L->geom.inv_dx[d];
     P->dlo[d] = L->geom.domain.lo[d];
+    P->dhi[d] = L->geom.domain.hi[d];
   }
   for (int d = 0; d < 3; ++d) P->blo[d] = blo[d], P->bshift[d] = sh[d], P->nbins[d] = nb[d];
   P->bin_start = L->bin_start;

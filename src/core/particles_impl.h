@@ -64,6 +64,9 @@ bool bf_pc_needs_mirror(const bf_pc *pc);
 int bf_pc_mirror(const bf_pc *pc, bf_pc **h);
 int bf_pc_writeback(bf_pc *pc, const bf_pc *h);
 
+/* Stable counting sort of particles by slot (particles_init.c). */
+int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, int64_t *idx);
+
 /* Run `call` (an expression using the host container `h_`) on a mirror of pc
  * and write back (write = true) or not. */
 #define BF_PC_MIRRORED(pc, write, call)                                                                              \

@@ -20,6 +20,43 @@ static double pt_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &
 
 static const uint64_t zero64 = 0;
 
+/* Stable counting sort of particles by slot: cnt[s] (ns + 1 entries, zeroed
+ * by the caller) becomes the first position of slot s and idx the particles
+ * in slot order (dest >= 0 for every particle).  In parallel over a fixed
+ * number of chunks (the result does not depend on the threads). */
+int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, int64_t *idx) {
+  int64_t nch = n < 65536 ? 1 : 32;
+  if (ns > 65536) nch = 1;
+  int64_t *c = calloc((size_t)(nch * (ns + 1)), sizeof *c);
+  BF_CHECK(c != NULL, BF_ERROR_MEMORY, "out of memory");
+  int64_t per = (n + nch - 1) / (nch > 0 ? nch : 1);
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < nch; ++k) {
+    int64_t *ck = c + k * (ns + 1);
+    int64_t i1 = (k + 1) * per < n ? (k + 1) * per : n;
+    for (int64_t i = k * per; i < i1; ++i) ++ck[dest[i] & BF_PDEST_SLOT_MASK];
+  }
+  /* offsets: slot-major, chunk-minor */
+  int64_t off = 0;
+  for (int64_t s = 0; s < ns; ++s) {
+    cnt[s] = off;
+    for (int64_t k = 0; k < nch; ++k) {
+      int64_t v = c[k * (ns + 1) + s];
+      c[k * (ns + 1) + s] = off;
+      off += v;
+    }
+  }
+  cnt[ns] = off;
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < nch; ++k) {
+    int64_t *ck = c + k * (ns + 1);
+    int64_t i1 = (k + 1) * per < n ? (k + 1) * per : n;
+    for (int64_t i = k * per; i < i1; ++i) idx[ck[dest[i] & BF_PDEST_SLOT_MASK]++] = i;
+  }
+  free(c);
+  return BF_SUCCESS;
+}
+
 /* Columns of new particles (host memory).  Any pointer may be NULL: the
  * matching constant (NULL: zero) is used. */
 typedef struct staged {
@@ -229,21 +266,16 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
   PT_MARK("setup");
   if (!st) st = K->p_random_locate(r, &loc, n, dest);
   PT_MARK("random_locate");
-  for (int64_t i = 0; !st && i < n; ++i)
-    if (dest[i] < 0)
-      st = bf_error_set(BF_ERROR_VALUE, __func__, "init_random: particle %lld lies in no grid of the container%s",
-                        (long long)i, dest[i] == BF_PDEST_REMOTE ? " on this process" : " (the BoxArray does not cover the domain)");
   if (!st) {
-    for (int64_t i = 0; i < n; ++i) ++cnt[(dest[i] & BF_PDEST_SLOT_MASK) + 1];
-    for (int64_t s = 0; s < ns; ++s) cnt[s + 1] += cnt[s];
-    int64_t *fill = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *fill);
-    if (!fill) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    else {
-      memcpy(fill, cnt, (size_t)ns * sizeof *fill);
-      for (int64_t i = 0; i < n; ++i) idx[fill[dest[i] & BF_PDEST_SLOT_MASK]++] = i;
-      free(fill);
-    }
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; ++i)
+      if (dest[i] < 0) bad = i;
+    if (bad >= 0)
+      st = bf_error_set(BF_ERROR_VALUE, __func__, "init_random: particle %lld lies in no grid of the container%s",
+                        (long long)bad,
+                        dest[bad] == BF_PDEST_REMOTE ? " on this process" : " (the BoxArray does not cover the domain)");
   }
+  if (!st) st = bf_pc_count_sort(n, dest, ns, cnt, idx);
   PT_MARK("sort");
   for (int64_t s = 0; !st && s < ns; ++s) {
     int64_t a = cnt[s + 1] - cnt[s];
@@ -254,7 +286,8 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
     }
     if ((st = bf_ptile_check_consistent(pc->slots[s])) != BF_SUCCESS) break;
     oldn[s] = bf_ptile_size(pc->slots[s]);
-    st = bf_ptile_reserve(pc->slots[s], oldn[s] + a);
+    /* room for arrivals: the first redistribute after an init then moves no tile */
+    st = bf_ptile_reserve(pc->slots[s], oldn[s] + a + (oldn[s] + a) / 16);
   }
   int64_t first = 0;
   uint64_t v0 = 0;

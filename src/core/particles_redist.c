@@ -232,7 +232,10 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       if ((st = bf_pc_new_tile(pc, &pc->slots[s])) != BF_SUCCESS) goto done;
       di[s].created = true;
     }
-    if ((st = bf_ptile_reserve(pc->slots[s], di[s].final)) != BF_SUCCESS) goto done;
+    /* geometric growth, as a vector's push_back: repeated arrivals do not move the tile each time */
+    int64_t cap = bf_ptile_capacity(pc->slots[s]), want = di[s].final;
+    if (want > cap && want < cap + cap / 2) want = cap + cap / 2;
+    if ((st = bf_ptile_reserve(pc->slots[s], want)) != BF_SUCCESS) goto done;
   }
   {
     bf_podvec *vecs[MAXVECS];

@@ -132,6 +132,34 @@ static int32_t locate_pos(const bf_plocate *loc, const double *x) {
   return BF_PDEST_REMOVE;
 }
 
+/* The common case in a few operations: one level, no ghost cells, the cell
+ * inside the domain (so no periodic shift: the position lies inside the
+ * round-off domain) and in a bin that one grid covers whole.  INT32_MIN:
+ * take the general path. */
+static inline int32_t locate_fast(const bf_ploc_level *L, const double *x, int dim) {
+  int64_t iv[3] = {0, 0, 0}, b = 0, mul = 1;
+  for (int d = 0; d < dim; ++d) {
+    double t = (x[d] - L->plo[d]) * L->dxi[d];
+    if (!(t > -2e9 && t < 2e9)) return INT32_MIN;
+    int64_t c = (int64_t)t;
+    c -= (double)c > t;
+    c += L->dlo[d];
+    if (c < L->dlo[d] || c > L->dhi[d]) return INT32_MIN;
+    iv[d] = c;
+    int64_t r = c - L->blo[d];
+    if (r < 0) return INT32_MIN;
+    r >>= L->bshift[d];
+    if (r >= L->nbins[d]) return INT32_MIN;
+    b += r * mul;
+    mul *= L->nbins[d];
+  }
+  int32_t g = L->bin_exact[b];
+  if (g < 0) return INT32_MIN;
+  const bf_ploc_grid *G = &L->grids[g];
+  if (G->slot < 0) return INT32_MIN;
+  return G->slot + tile_of(G, iv, dim);
+}
+
 /* AMReX's enforcePeriodic; true when a coordinate changed direction. */
 static inline bool wrap_pos(const bf_plocate *loc, double *x) {
   bool shifted = false;
@@ -166,6 +194,10 @@ static int32_t locate_one(const bf_plocate *loc, const bf_ppart *p, int64_t i) {
   if (!valid) return loc->remove_negative ? BF_PDEST_REMOVE : BF_PDEST_STAY;
   double x[3] = {0, 0, 0};
   for (int d = 0; d < loc->dim; ++d) x[d] = p->pos[d][i * p->pstride];
+  if (loc->lev_min == loc->lev_max && loc->ngrow == 0) {
+    int32_t f = locate_fast(&loc->levels[loc->lev_min], x, loc->dim);
+    if (f != INT32_MIN) return f;
+  }
   bool shifted = wrap_ok(x, loc->dim) && wrap_pos(loc, x);
   int32_t s = locate_pos(loc, x);
   if (s >= 0 && shifted) return s | BF_PDEST_WRAP;
