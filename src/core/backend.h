@@ -304,6 +304,20 @@ static inline uint64_t bf_prng(uint64_t seed, uint64_t counter, int d, int attem
 }
 static inline double bf_prng_unit(uint64_t r) { return (double)(r >> 11) * (1.0 / 9007199254740992.0); }
 
+/* One tile's share of p_random_place. */
+typedef struct bf_pplace {
+  int64_t n;
+  const int64_t *idx;
+  double *pos[3];
+  int64_t pstride;
+  uint64_t *idcpu;
+  int64_t istride;
+} bf_pplace;
+
+/* Work below this many particles (or elements) runs on one thread: waking
+ * the OpenMP team costs more (milliseconds on a loaded machine). */
+#define BF_PARTICLE_PARALLEL_MIN 32768
+
 typedef struct bf_backend_particles {
   /* dest codes of every particle of the parts (see bf_plocate). */
   int (*p_locate)(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts);
@@ -317,11 +331,11 @@ typedef struct bf_backend_particles {
   /* The dest code (p_locate with idcpu NULL) of each of the n random
    * particles of r, without storing their positions (init_random). */
   int (*p_random_locate)(const bf_prandom *r, const bf_plocate *loc, int64_t n, int32_t *dest);
-  /* Place random particles idx[0..n) of r (their counters r->first + idx[k]):
-   * coordinate d to pos[d][k * pstride], idcpu[k * istride] = idcpu0 +
-   * (idx[k] << 24) (consecutive ids), both in the table's memory (idx: host). */
-  int (*p_random_place)(const bf_prandom *r, int64_t n, const int64_t *idx, double *const *pos, int64_t pstride,
-                        uint64_t *idcpu, int64_t istride, uint64_t idcpu0);
+  /* Place random particles of r in tiles: for each part, particles
+   * idx[0..n) (counters r->first + idx[k]) get coordinate d at
+   * pos[d][k * pstride] and idcpu[k * istride] = idcpu0 + (idx[k] << 24)
+   * (consecutive ids); data in the table's memory, idx in host memory. */
+  int (*p_random_place)(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const struct bf_pplace *parts);
 } bf_backend_particles;
 
 typedef struct bf_backend {

@@ -30,7 +30,7 @@ int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, i
   int64_t *c = calloc((size_t)(nch * (ns + 1)), sizeof *c);
   BF_CHECK(c != NULL, BF_ERROR_MEMORY, "out of memory");
   int64_t per = (n + nch - 1) / (nch > 0 ? nch : 1);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nch > 1)
   for (int64_t k = 0; k < nch; ++k) {
     int64_t *ck = c + k * (ns + 1);
     int64_t i1 = (k + 1) * per < n ? (k + 1) * per : n;
@@ -47,7 +47,7 @@ int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, i
     }
   }
   cnt[ns] = off;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nch > 1)
   for (int64_t k = 0; k < nch; ++k) {
     int64_t *ck = c + k * (ns + 1);
     int64_t i1 = (k + 1) * per < n ? (k + 1) * per : n;
@@ -86,7 +86,7 @@ static int stage_vecs(const bf_pc *pc, const staged *S, const void **vecs, const
     BF_CHECK(bf_size_mul((size_t)S->n, ss, &bytes), BF_ERROR_OVERFLOW, "too many particles");
     char *a = calloc(bytes ? bytes : 1, 1);
     BF_CHECK(a != NULL, BF_ERROR_MEMORY, "out of memory for %lld particles", (long long)S->n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (S->n > BF_PARTICLE_PARALLEL_MIN)
     for (int64_t i = 0; i < S->n; ++i) {
       char *p = a + (size_t)i * ss;
       for (int d = 0; d < L->dim; ++d) memcpy(p + 8 * d, &S->pos[d][i], 8);
@@ -168,7 +168,7 @@ static int new_idcpus(bf_pc *pc, int64_t n, uint64_t *idcpu) {
   BF_CALL(bf_particle_next_id(pc->family, n, &first));
   uint64_t v0 = 0;
   BF_CALL(bf_idcpu_pack(first, bf_parallel_myproc(), &v0));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t i = 0; i < n; ++i) idcpu[i] = v0 + ((uint64_t)i << 24);
   return BF_SUCCESS;
 }
@@ -299,17 +299,23 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
     if (!ops) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
   }
   PT_MARK("reserve");
+  bf_pplace *places = NULL;
+  if (!st) {
+    places = malloc((size_t)(ns + 1) * sizeof *places);
+    if (!places) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  }
   /* no failure past this point */
-  int64_t m = 0;
+  int64_t m = 0, np = 0;
   for (int64_t s = 0; !st && s < ns; ++s) {
     int64_t a = cnt[s + 1] - cnt[s];
     if (a == 0) continue;
     bf_ptile *t = pc->slots[s];
     (void)bf_ptile_resize(t, oldn[s] + a); /* new elements are zero */
-    double *pos[3] = {NULL, NULL, NULL};
-    for (int d = 0; d < dim; ++d) pos[d] = (double *)bf_podvec_data(bf_ptile_real(t, d)) + oldn[s];
-    st = K->p_random_place(r, a, idx + cnt[s], pos, 1, (uint64_t *)bf_podvec_data(bf_ptile_idcpu(t)) + oldn[s], 1,
-                           v0);
+    bf_pplace *pl = &places[np++];
+    memset(pl, 0, sizeof *pl);
+    pl->n = a, pl->idx = idx + cnt[s], pl->pstride = 1, pl->istride = 1;
+    for (int d = 0; d < dim; ++d) pl->pos[d] = (double *)bf_podvec_data(bf_ptile_real(t, d)) + oldn[s];
+    pl->idcpu = (uint64_t *)bf_podvec_data(bf_ptile_idcpu(t)) + oldn[s];
     for (int c = dim; c < nr && c < pc->layout.nar; ++c)
       if (init && init->real_array && init->real_array[c] != 0.0)
         ops[m++] = (bf_pcopy){.dst = (double *)bf_podvec_data(bf_ptile_real(t, c)) + oldn[s],
@@ -319,6 +325,8 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
         ops[m++] = (bf_pcopy){.dst = (int32_t *)bf_podvec_data(bf_ptile_int(t, c)) + oldn[s],
                               .value = &init->int_array[c], .elem = 4, .n = a};
   }
+  if (!st && np > 0) st = K->p_random_place(r, v0, np, places);
+  free(places);
   PT_MARK("place");
   if (!st && m > 0) st = K->p_copy(m, ops);
   PT_MARK("fill");
@@ -428,7 +436,7 @@ int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) 
     free(start);
     return st;
   }
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (total > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t gi = 0; gi < L->ngrids; ++gi) {
     const bf_ploc_grid *G = &L->grids[gi];
     int64_t m = start[gi];

@@ -134,7 +134,7 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   /* 2. stays, movers, runs */
   int64_t nmovers = 0, nruns = 0;
   bool remote = false;
-#pragma omp parallel for schedule(dynamic, 1) reduction(|| : remote)
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : remote) if (ntot > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < nsrc; ++k) {
     src_tile *T = &src[k];
     int64_t stay = 0, move = 0, r = 0, w = 0;
@@ -175,7 +175,7 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
     st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for redistributing %lld particles", (long long)ntot);
     goto done;
   }
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (ntot > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < nsrc; ++k) {
     src_tile *T = &src[k];
     int64_t m = T->moff, r = T->roff, w = T->woff;

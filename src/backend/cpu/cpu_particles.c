@@ -326,7 +326,7 @@ static int cpu_p_locate(const bf_plocate *loc, int64_t nparts, const bf_ppart *p
   int64_t nc = 0;
   pchunk *c = make_chunks(nparts, &parts[0].n, sizeof(bf_ppart), &nc);
   if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc > 2)
   for (int64_t k = 0; k < nc; ++k) locate_chunk(loc, &parts[c[k].part], c[k].i0, c[k].i1);
   free(c);
   return 0;
@@ -341,7 +341,7 @@ static int cpu_p_wrap(const bf_plocate *loc, int64_t nparts, const bf_ppart *par
   pchunk *c = make_chunks(nparts, sizes, sizeof(int64_t), &nc);
   free(sizes);
   if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc > 2)
   for (int64_t k = 0; k < nc; ++k) {
     const bf_ppart *p = &parts[c[k].part];
     for (int64_t j = c[k].i0; j < c[k].i1; ++j) {
@@ -457,13 +457,21 @@ static int cpu_p_copy(int64_t nops, const bf_pcopy *ops) {
   for (int64_t o = 0; o < nops; ++o) nc += ops[o].runs ? 1 : (ops[o].n + PCHUNK - 1) / PCHUNK;
   pchunk *c = malloc((size_t)(nc > 0 ? nc : 1) * sizeof *c);
   if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
-  int64_t m = 0;
+  int64_t m = 0, work = 0;
+  for (int64_t o = 0; o < nops; ++o) {
+    if (ops[o].runs) {
+      work += ops[o].n2;
+      for (int64_t r = 0; r < ops[o].n; ++r) work += ops[o].runs[2 * r + 1];
+    } else {
+      work += ops[o].n;
+    }
+  }
   for (int64_t o = 0; o < nops; ++o) {
     if (ops[o].runs) c[m++] = (pchunk){o, 0, ops[o].n};
     else
       for (int64_t i = 0; i < ops[o].n; i += PCHUNK) c[m++] = (pchunk){o, i, i + PCHUNK < ops[o].n ? i + PCHUNK : ops[o].n};
   }
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (work > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < m; ++k) {
     const bf_pcopy *op = &ops[c[k].part];
     if (op->runs) copy_runs(op);
@@ -492,7 +500,7 @@ static inline double random_coord(const bf_prandom *r, uint64_t key, uint64_t co
 
 static int cpu_p_random(const bf_prandom *r, int64_t n, double *const *pos) {
   uint64_t key = bf_prng_key(r->seed);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t c = 0; c < (n + PCHUNK - 1) / PCHUNK; ++c) {
     int64_t i1 = (c + 1) * PCHUNK < n ? (c + 1) * PCHUNK : n;
     for (int64_t i = c * PCHUNK; i < i1; ++i)
@@ -506,7 +514,7 @@ static int cpu_p_random(const bf_prandom *r, int64_t n, double *const *pos) {
 static int cpu_p_random_locate(const bf_prandom *r, const bf_plocate *loc, int64_t n, int32_t *dest) {
   uint64_t key = bf_prng_key(r->seed);
   int64_t nc = (n + PCHUNK - 1) / PCHUNK;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc > 2)
   for (int64_t c = 0; c < nc; ++c) {
     double buf[3][RBLOCK];
     bf_ppart part;
@@ -527,19 +535,22 @@ static int cpu_p_random_locate(const bf_prandom *r, const bf_plocate *loc, int64
   return 0;
 }
 
-static int cpu_p_random_place(const bf_prandom *r, int64_t n, const int64_t *idx, double *const *pos,
-                              int64_t pstride, uint64_t *idcpu, int64_t istride, uint64_t idcpu0) {
+static int cpu_p_random_place(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const bf_pplace *parts) {
   uint64_t key = bf_prng_key(r->seed);
-  int64_t nc = (n + PCHUNK - 1) / PCHUNK;
-#pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < nc; ++c) {
-    int64_t i1 = (c + 1) * PCHUNK < n ? (c + 1) * PCHUNK : n;
-    for (int64_t k = c * PCHUNK; k < i1; ++k) {
-      uint64_t i = (uint64_t)idx[k];
-      for (int d = 0; d < r->dim; ++d) pos[d][k * pstride] = random_coord(r, key, (uint64_t)r->first + i, d);
-      idcpu[k * istride] = idcpu0 + (i << 24);
+  int64_t nc = 0, total = 0;
+  pchunk *c = make_chunks(nparts, &parts[0].n, sizeof(bf_pplace), &nc);
+  if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
+  for (int64_t q = 0; q < nparts; ++q) total += parts[q].n;
+#pragma omp parallel for schedule(dynamic, 1) if (total > BF_PARTICLE_PARALLEL_MIN)
+  for (int64_t k = 0; k < nc; ++k) {
+    const bf_pplace *p = &parts[c[k].part];
+    for (int64_t j = c[k].i0; j < c[k].i1; ++j) {
+      uint64_t i = (uint64_t)p->idx[j];
+      for (int d = 0; d < r->dim; ++d) p->pos[d][j * p->pstride] = random_coord(r, key, (uint64_t)r->first + i, d);
+      p->idcpu[j * p->istride] = idcpu0 + (i << 24);
     }
   }
+  free(c);
   return 0;
 }
 
