@@ -21,8 +21,9 @@
 #include "particles_impl.h"
 #include <stdio.h>
 #include <time.h>
+/* BOXFAB_PARTICLE_TIMES=1: the time of each phase on stderr (tuning). */
 static double pt_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
-#define PT_MARK(name) do { if (getenv("BF_PTIME")) { double t_ = pt_now(); fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3); pt_last = t_; } } while (0)
+#define PT_MARK(name) do { if (getenv("BOXFAB_PARTICLE_TIMES")) { double t_ = pt_now(); fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3); pt_last = t_; } } while (0)
 
 
 #define MAXVECS 4096
@@ -193,7 +194,7 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       prev = s;
     }
   }
-  if (getenv("BF_PTIME")) fprintf(stderr, "  movers %lld runs %lld nsrc %lld\n", (long long)nmovers, (long long)nruns, (long long)nsrc);
+  if (getenv("BOXFAB_PARTICLE_TIMES")) fprintf(stderr, "  movers %lld runs %lld nsrc %lld\n", (long long)nmovers, (long long)nruns, (long long)nsrc);
   PT_MARK("movers/runs");
   /* arrivals per destination slot, in source order */
   for (int64_t k = 0; k < nsrc; ++k) {
