@@ -246,6 +246,75 @@ class Array4_ushort_const(_Array4):
     """Array4_<T>_const(...): a read-only non-owning 4-D view (i, j, k, n) with absolute AMReX"""
     def __getitem__(self, key: Any, /) -> Any: ...
 
+class _ArrayOfStructs:
+    """Base of the ArrayOfStructs_<NR>_<NI>_<alloc> types."""
+    __array_interface__: Any
+    __cuda_array_interface__: Any
+    def __delitem__(self, key: Any, /) -> None: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+    def back(self) -> Any: ...
+    def empty(self) -> bool: ...
+    def getNumNeighbors(self) -> int: ...
+    def numNeighborParticles(self) -> int: ...
+    def numParticles(self) -> int: ...
+    def numRealParticles(self) -> int: ...
+    def numTotalParticles(self) -> int: ...
+    def pop_back(self) -> Any: ...
+    def push_back(self, p: Any, /) -> None: ...
+    def setNumNeighbors(self, n: Any, /) -> None: ...
+    def size(self) -> int: ...
+    @staticmethod
+    def test_sizes() -> Any: ...
+    def to_cupy(self, copy: Any = False) -> Any: ...
+    def to_host(self) -> Any: ...
+    def to_numpy(self, copy: Any = False) -> Any: ...
+    def to_xp(self, copy: Any = False) -> Any: ...
+
+class ArrayOfStructs_16_4_arena(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_async(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_default(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_device(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_managed(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_pinned(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_16_4_std(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_arena(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_async(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_default(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_device(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_managed(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_pinned(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
+class ArrayOfStructs_2_1_std(_ArrayOfStructs):
+    """ArrayOfStructs_<NR>_<NI>_<alloc>(): the array of particle structs of a tile (a view when it comes from a tile); aos[i] is a reference."""
+
 class BaseFab_Real:
     """BaseFab_Real: the Real data of one Box, n components."""
     def __array__(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -823,6 +892,2188 @@ class MultiFab(FabArray_FArrayBox):
     @classmethod
     def xpay(cls, *args: Any, **kwargs: Any) -> Any: ...
 
+class _PODVector:
+    """Base of the PODVector_<T>_<alloc> types (not instantiable)."""
+    __array_interface__: Any
+    __cuda_array_interface__: Any
+    def __delitem__(self, key: Any, /) -> None: ...
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __len__(self) -> int: ...
+    def __repr__(self) -> str: ...
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+    def assign(self, value: Any) -> None: ...
+    def capacity(self) -> int: ...
+    def clear(self) -> None: ...
+    def empty(self) -> bool: ...
+    def pop_back(self) -> None: ...
+    def push_back(self, value: Any, /) -> None: ...
+    def reserve(self, capacity: Any, /) -> None: ...
+    def resize(self, *args: Any, **kwargs: Any) -> None: ...
+    def shrink_to_fit(self) -> None: ...
+    def size(self) -> int: ...
+    def to_cupy(self, copy: Any = False) -> Any: ...
+    def to_host(self) -> Any: ...
+    def to_numpy(self, copy: Any = False) -> Any: ...
+    def to_xp(self, copy: Any = False) -> Any: ...
+
+class PODVector_int_arena(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_async(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_device(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_managed(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_pinned(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_int_std(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_arena(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_async(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_device(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_managed(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_pinned(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_real_std(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_arena(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_async(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_device(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_managed(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_pinned(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class PODVector_uint64_std(_PODVector):
+    """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
+
+class ParConstIterBase_16_4_0_0_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIter_16_4_0_0_arena(ParConstIterBase_16_4_0_0_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_async(ParConstIterBase_16_4_0_0_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_default(ParConstIterBase_16_4_0_0_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_device(ParConstIterBase_16_4_0_0_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_managed(ParConstIterBase_16_4_0_0_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_pinned(ParConstIterBase_16_4_0_0_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_std(ParConstIterBase_16_4_0_0_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_arena(ParConstIterBase_2_1_3_1_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_async(ParConstIterBase_2_1_3_1_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_default(ParConstIterBase_2_1_3_1_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_device(ParConstIterBase_2_1_3_1_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_managed(ParConstIterBase_2_1_3_1_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_pinned(ParConstIterBase_2_1_3_1_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_std(ParConstIterBase_2_1_3_1_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_arena(ParConstIterBase_pureSoA_1_0_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_async(ParConstIterBase_pureSoA_1_0_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_default(ParConstIterBase_pureSoA_1_0_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_device(ParConstIterBase_pureSoA_1_0_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_managed(ParConstIterBase_pureSoA_1_0_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_pinned(ParConstIterBase_pureSoA_1_0_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_std(ParConstIterBase_pureSoA_1_0_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_arena(ParConstIterBase_pureSoA_5_0_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_async(ParConstIterBase_pureSoA_5_0_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_default(ParConstIterBase_pureSoA_5_0_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_device(ParConstIterBase_pureSoA_5_0_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_managed(ParConstIterBase_pureSoA_5_0_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_pinned(ParConstIterBase_pureSoA_5_0_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_std(ParConstIterBase_pureSoA_5_0_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_arena(ParConstIterBase_pureSoA_8_0_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_async(ParConstIterBase_pureSoA_8_0_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_default(ParConstIterBase_pureSoA_8_0_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_device(ParConstIterBase_pureSoA_8_0_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_managed(ParConstIterBase_pureSoA_8_0_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_pinned(ParConstIterBase_pureSoA_8_0_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_std(ParConstIterBase_pureSoA_8_0_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIterBase_16_4_0_0_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIter_16_4_0_0_arena(ParIterBase_16_4_0_0_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_async(ParIterBase_16_4_0_0_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_default(ParIterBase_16_4_0_0_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_device(ParIterBase_16_4_0_0_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_managed(ParIterBase_16_4_0_0_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_pinned(ParIterBase_16_4_0_0_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_std(ParIterBase_16_4_0_0_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_arena(ParIterBase_2_1_3_1_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_async(ParIterBase_2_1_3_1_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_default(ParIterBase_2_1_3_1_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_device(ParIterBase_2_1_3_1_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_managed(ParIterBase_2_1_3_1_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_pinned(ParIterBase_2_1_3_1_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_std(ParIterBase_2_1_3_1_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_arena(ParIterBase_pureSoA_1_0_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_async(ParIterBase_pureSoA_1_0_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_default(ParIterBase_pureSoA_1_0_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_device(ParIterBase_pureSoA_1_0_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_managed(ParIterBase_pureSoA_1_0_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_pinned(ParIterBase_pureSoA_1_0_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_std(ParIterBase_pureSoA_1_0_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_arena(ParIterBase_pureSoA_5_0_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_async(ParIterBase_pureSoA_5_0_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_default(ParIterBase_pureSoA_5_0_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_device(ParIterBase_pureSoA_5_0_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_managed(ParIterBase_pureSoA_5_0_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_pinned(ParIterBase_pureSoA_5_0_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_std(ParIterBase_pureSoA_5_0_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_arena(ParIterBase_pureSoA_8_0_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_async(ParIterBase_pureSoA_8_0_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_default(ParIterBase_pureSoA_8_0_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_device(ParIterBase_pureSoA_8_0_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_managed(ParIterBase_pureSoA_8_0_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_pinned(ParIterBase_pureSoA_8_0_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_std(ParIterBase_pureSoA_8_0_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class _ParticleContainer:
+    """Hidden base of the particle containers."""
+    def Define(self, *args: Any, **kwargs: Any) -> None: ...
+    def Geom(self, level: int, /) -> Geometry: ...
+    def OK(self, lev_min: int = 0, lev_max: int = -1, nGrow: int = 0) -> bool: ...
+    def ParticleBoxArray(self, level: int, /) -> BoxArray: ...
+    def ParticleDistributionMap(self, level: int, /) -> DistributionMapping: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def add_int_comp(self, *args: Any, **kwargs: Any) -> None: ...
+    def add_particles(self, positions: Any, columns: Any = None, *, ids: Any = None, cpus: Any = None, level: Any = 0, redistribute: Any = True) -> Any: ...
+    def add_particles_at_level(self, particles: Any, level: int, ngrow: int = 0) -> None: ...
+    def add_real_comp(self, *args: Any, **kwargs: Any) -> None: ...
+    byte_spread: Any
+    def clear_particles(self) -> None: ...
+    finest_level: Any
+    def get_particles(self, level: int) -> dict: ...
+    def increment(self, mf: MultiFab, lev: int, /) -> None: ...
+    def init_one_per_cell(self, x_off: float, y_off: float, z_off: float, pdata: Any, /) -> None: ...
+    def init_random(self, icount: int, iseed: int, pdata: Any, serialize: bool, containing_bx: RealBox, /) -> None: ...
+    def init_random_per_box(self, icount_per_box: int, iseed: int, pdata: Any, /) -> None: ...
+    def int_comp_index(self, name: str, /) -> int: ...
+    int_comp_names: Any
+    num_int_comps: Any
+    def num_local_tiles_at_level(self, lev: int, /) -> int: ...
+    num_position_components: Any
+    num_real_comps: Any
+    num_runtime_int_comps: Any
+    num_runtime_real_comps: Any
+    def number_of_particles_at_level(self, level: int, only_valid: bool = True, only_local: bool = False) -> int: ...
+    def number_of_particles_in_grid(self, level: int, only_valid: bool = True, only_local: bool = False) -> Vector_Long: ...
+    def print_capacity(self) -> list[int]: ...
+    def real_comp_index(self, name: str, /) -> int: ...
+    real_comp_names: Any
+    def redistribute(self, lev_min: int = 0, lev_max: int = -1, nGrow: int = 0, local: int = 0, remove_negative: bool = True) -> None: ...
+    def remove_particles_at_level(self, level: int, /) -> None: ...
+    def remove_particles_not_at_finestLevel(self) -> None: ...
+    def reserve_data(self) -> None: ...
+    def resize_data(self) -> None: ...
+    def shrink_t_fit(self) -> None: ...
+    def sort_particles_by_bin(self, bin_size: IntVect, /) -> None: ...
+    def sort_particles_by_cell(self) -> None: ...
+    def to_df(self, local: Any = True, comm: Any = None, root_rank: Any = 0) -> Any: ...
+    def total_number_of_particles(self, only_valid: bool = True, only_local: bool = False) -> int: ...
+
+class ParticleContainer(_ParticleContainer):
+    """ParticleContainer(geom, dm, ba, /, real_names=[...], int_names=[...]) (also () or the multi-level lists): pure SoA particles with the positions and any number of named real and int components (extension; names honored by soa().to_numpy() and to_df())."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class _ParticleInitType:
+    """Base of the ParticleInitType_<S> types (not instantiable)."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+class ParticleInitType_16_4_0_0(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    int_struct_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+    real_struct_data: Any
+
+class ParticleInitType_2_1_3_1(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    int_struct_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+    real_struct_data: Any
+
+class ParticleInitType_pureSoA_1_0(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+
+class ParticleInitType_pureSoA_5_0(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+
+class ParticleInitType_pureSoA_8_0(_ParticleInitType):
+    """ParticleInitType_<S>(): initial component values for init_random and friends (all zeros at first)."""
+    int_array_data: Any
+    is_soa_particle: bool
+    real_array_data: Any
+
+class _ParticleTileData:
+    """Base of the ParticleTileData_<S> types."""
+    def __delitem__(self, key: Any, /) -> None: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+    def get_super_particle(self, i: Any, /) -> Any: ...
+    m_num_runtime_int: Any
+    m_num_runtime_real: Any
+    m_size: Any
+    def set_super_particle(self, p: Any, i: Any, /) -> Any: ...
+
+class ParticleTileData_16_4_0_0(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class ParticleTileData_2_1_3_1(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class ParticleTileData_pureSoA_1_0(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class ParticleTileData_pureSoA_5_0(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class ParticleTileData_pureSoA_8_0(_ParticleTileData):
+    """ParticleTileData_<S>(): access to the particles of a tile by index (get_particle_tile_data())."""
+
+class _ParticleTile:
+    """Base of the ParticleTile_<S>_<alloc> types."""
+    def __delitem__(self, key: Any, /) -> None: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+    def capacity(self) -> int: ...
+    def define(self, n_runtime_real: Any, n_runtime_int: Any, real_names: Any = None, int_names: Any = None, /) -> None: ...
+    empty: Any
+    def get_num_neighbors(self) -> int: ...
+    def get_particle_tile_data(self) -> Any: ...
+    def get_struct_of_arrays(self) -> Any: ...
+    int_names: Any
+    num_int_comps: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_comps: Any
+    num_real_particles: Any
+    num_runtime_int_comps: Any
+    num_runtime_real_comps: Any
+    num_total_particles: Any
+    def push_back(self, p: Any, /) -> None: ...
+    def push_back_int(self, *args: Any, **kwargs: Any) -> None: ...
+    def push_back_real(self, *args: Any, **kwargs: Any) -> None: ...
+    real_names: Any
+    def resize(self, n: Any, /) -> None: ...
+    def set_num_neighbors(self, n: Any, /) -> None: ...
+    def shrink_to_fit(self) -> None: ...
+    size: Any
+    def swap(self, other: Any, /) -> None: ...
+
+class ParticleTile_16_4_0_0_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_16_4_0_0_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_2_1_3_1_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+    def get_array_of_structs(self) -> Any: ...
+
+class ParticleTile_pureSoA_1_0_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_1_0_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_1_0_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_1_0_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_1_0_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_1_0_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_1_0_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_5_0_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_5_0_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_5_0_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_5_0_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_5_0_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_5_0_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_5_0_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_arena(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_async(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_default(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_device(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_managed(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_pinned(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class ParticleTile_pureSoA_8_0_std(_ParticleTile):
+    """ParticleTile_<S>_<alloc>(): the particles of one tile: an array of structs (legacy layouts) and SoA components, in the memory of its allocator."""
+    NAI: int
+    NAR: int
+
+class _Particle:
+    """Base of the Particle_<NR>_<NI> types (not instantiable)."""
+    def NextID(self, *args: Any, **kwargs: Any) -> int: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def __str__(self) -> str: ...
+    def cpu(self) -> int: ...
+    def get_idata(self, *args: Any, **kwargs: Any) -> Any: ...
+    def get_rdata(self, *args: Any, **kwargs: Any) -> Any: ...
+    def id(self) -> int: ...
+    def pos(self, *args: Any, **kwargs: Any) -> Any: ...
+    def setPos(self, *args: Any, **kwargs: Any) -> None: ...
+    def set_idata(self, *args: Any, **kwargs: Any) -> None: ...
+    def set_rdata(self, *args: Any, **kwargs: Any) -> None: ...
+
+class Particle_16_4(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+
+class Particle_1_0(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+
+class Particle_2_1(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+
+class Particle_5_0(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+
+class Particle_5_2(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+
+class Particle_8_0(_Particle):
+    """Particle_<NR>_<NI>() / (x, y, z) / (x, y, z, *rdata_then_idata) / (x, y, z, **kwargs) / (**kwargs):"""
+    NInt: int
+    NReal: int
+    x: Any
+
 class Periodicity:
     """Periodicity() / Periodicity(period: IntVect, /): period length per direction (0 = not periodic)."""
     def __eq__(self, value: object, /) -> bool: ...
@@ -907,6 +3158,158 @@ class RealVect:
     vectorLength: Any
     @classmethod
     def zero_vector(cls) -> RealVect: ...
+
+class _StructOfArrays:
+    """Base of the StructOfArrays_<...>_<alloc> types."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __len__(self) -> int: ...
+    def __repr__(self) -> str: ...
+    def define(self, n_runtime_real: Any, n_runtime_int: Any, real_names: Any = None, int_names: Any = None, /) -> None: ...
+    def get_int_data(self, *args: Any, **kwargs: Any) -> Any: ...
+    def get_num_neighbors(self) -> int: ...
+    def get_real_data(self, *args: Any, **kwargs: Any) -> Any: ...
+    has_idcpu: Any
+    int_names: Any
+    num_int_comps: Any
+    num_particles: Any
+    num_real_comps: Any
+    num_real_particles: Any
+    num_total_particles: Any
+    real_names: Any
+    def resize(self, n: Any, /) -> None: ...
+    def set_num_neighbors(self, n: Any, /) -> None: ...
+    size: Any
+    def soa_int_comps(self, num_comps: Any) -> Any: ...
+    def soa_real_comps(self, num_comps: Any, spacedim: Any = 3, rotate: Any = True) -> Any: ...
+    def to_cupy(self, copy: Any = False) -> Any: ...
+    def to_numpy(self, copy: Any = False) -> Any: ...
+    def to_xp(self, copy: Any = False) -> Any: ...
+
+class StructOfArrays_0_0_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_0_0_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_1_0_idcpu_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_1_0_idcpu_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_1_0_idcpu_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_1_0_idcpu_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_1_0_idcpu_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_1_0_idcpu_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_1_0_idcpu_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_3_1_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_3_1_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+
+class StructOfArrays_5_0_idcpu_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_5_0_idcpu_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_5_0_idcpu_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_5_0_idcpu_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_5_0_idcpu_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_5_0_idcpu_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_5_0_idcpu_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_arena(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_async(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_default(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_device(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_managed(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_pinned(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
+
+class StructOfArrays_8_0_idcpu_std(_StructOfArrays):
+    """StructOfArrays_<NAR>_<NAI>[_idcpu]_<alloc>(): the SoA components of a particle tile (a view when it comes from a tile)."""
+    def get_idcpu_data(self) -> Any: ...
 
 class Vector_BoxArray:
     """Vector_BoxArray() / Vector_BoxArray(other: Vector_BoxArray, /) / Vector_BoxArray(iterable, /): a typed list of BoxArray (shared, as BoxArray copies are). Elements are checked on insertion (TypeError; OverflowError for ints out of range)."""

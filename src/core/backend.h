@@ -238,15 +238,18 @@ typedef struct bf_ploc_grid {
  * dlo[d] + floor((x[d] - plo[d]) * dxi[d]) (AMReX's getParticleCell with the
  * domain offset).  Bins: cell iv lies in bin (iv - blo) >> bshift (per
  * direction, nbins of them; outside: no grid); the grids whose boxes meet bin
- * b are bin_grid[bin_start[b] .. bin_start[b+1]), in BoxArray order.  A
+ * b are bin_grid[bin_start[b] .. bin_start[b+1]), in BoxArray order;
+ * bin_exact[b] >= 0 names the first of them when its box holds the whole bin
+ * (then no box test is needed).  A
  * regular grid gives one box per bin (O(1) lookups); the bins never number
  * more than a few times the boxes. */
 typedef struct bf_ploc_level {
   double plo[3], dxi[3];
-  int dlo[3];
+  int dlo[3], dhi[3]; /* the level's domain (cells) */
   int blo[3], bshift[3], nbins[3];
   const int64_t *bin_start;
   const int32_t *bin_grid;
+  const int32_t *bin_exact; /* per bin: the grid whose box contains the whole bin, or -1 */
   const bf_ploc_grid *grids;
   int64_t ngrids;
 } bf_ploc_level;
@@ -300,14 +303,20 @@ typedef struct bf_ppart {
   int32_t own_slot;
   int own_lev;
   int own_lo[3], own_hi[3];
+  /* p_wrap only: when `list` is not NULL, only particles list[0..nlist) */
+  const int64_t *list;
+  int64_t nlist;
 } bf_ppart;
 
 /* One copy of particle data: k < n elements of `elem` bytes.
  *   value != NULL:  dst[k] = *value (fill)
- *   runs != NULL:   n runs (start, length) pairs: src[start .. start+length)
+ *   runs != NULL:   first, when n2 > 0, the movers: dst2[didx[k]] =
+ *                   src[sidx[k]] for k < n2 (sidx increasing); then n runs
+ *                   (start, length) pairs: src[start .. start+length)
  *                   appended to dst in order; dst may equal src (stable
  *                   in-place compaction: runs increasing, each written at or
- *                   below its start)
+ *                   below its start).  One pass over a tile's array in
+ *                   cache-sized steps (redistribute).
  *   otherwise:      dst[didx ? didx[k] : k] = src[sidx ? sidx[k] : k]
  *                   (dst and src distinct).
  * Ops of one call are independent (no op writes what another reads or
@@ -320,6 +329,8 @@ typedef struct bf_pcopy {
   int64_t n;
   const int64_t *didx, *sidx;
   const int64_t *runs;
+  void *dst2;
+  int64_t n2;
 } bf_pcopy;
 
 /* Counter-based uniform random positions (init_random): coordinate d of
@@ -330,26 +341,44 @@ typedef struct bf_pcopy {
  * rejection).  Written to pos[d][i] (stride 1). */
 typedef struct bf_prandom {
   int dim;
-  uint64_t seed;
+  uint64_t seed; /* the generator's key is bf_prng_key(seed) */
   int64_t first;
   double lo[3], hi[3];
   double plo[3], dxi[3];
   int dlo[3], clo[3], chi[3];
 } bf_prandom;
 
-/* The generator: a 64-bit mix of (seed, counter, direction, attempt); the
- * same on every backend (device code includes this header). */
+/* The generator: splitmix64's output function applied to a counter stream
+ * keyed by the seed: u64 of (seed, counter, d, attempt) =
+ * mix(key(seed) + (4 * counter + d) * golden + attempt * c2), one mix per
+ * coordinate; the same on every backend (device code includes this header). */
 static inline uint64_t bf_prng_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
+static inline uint64_t bf_prng_key(uint64_t seed) { return bf_prng_mix(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull); }
+static inline uint64_t bf_prng_at(uint64_t key, uint64_t counter, int d, int attempt) {
+  return bf_prng_mix(key + (counter * 4 + (uint64_t)d) * 0x9E3779B97F4A7C15ull + (uint64_t)attempt * 0xD1B54A32D192ED03ull);
+}
 static inline uint64_t bf_prng(uint64_t seed, uint64_t counter, int d, int attempt) {
-  uint64_t z = bf_prng_mix(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull);
-  z = bf_prng_mix(z ^ (counter * 0xD1B54A32D192ED03ull + (uint64_t)(d * 64 + attempt) * 0xABC98388FB8FAC03ull));
-  return z;
+  return bf_prng_at(bf_prng_key(seed), counter, d, attempt);
 }
 static inline double bf_prng_unit(uint64_t r) { return (double)(r >> 11) * (1.0 / 9007199254740992.0); }
+
+/* One tile's share of p_random_place. */
+typedef struct bf_pplace {
+  int64_t n;
+  const int64_t *idx;
+  double *pos[3];
+  int64_t pstride;
+  uint64_t *idcpu;
+  int64_t istride;
+} bf_pplace;
+
+/* Work below this many particles (or elements) runs on one thread: waking
+ * the OpenMP team costs more (milliseconds on a loaded machine). */
+#define BF_PARTICLE_PARALLEL_MIN 32768
 
 typedef struct bf_backend_particles {
   /* dest codes of every particle of the parts (see bf_plocate). */
@@ -361,6 +390,14 @@ typedef struct bf_backend_particles {
   int (*p_copy)(int64_t nops, const bf_pcopy *ops);
   /* n random positions (see bf_prandom). */
   int (*p_random)(const bf_prandom *r, int64_t n, double *const *pos);
+  /* The dest code (p_locate with idcpu NULL) of each of the n random
+   * particles of r, without storing their positions (init_random). */
+  int (*p_random_locate)(const bf_prandom *r, const bf_plocate *loc, int64_t n, int32_t *dest);
+  /* Place random particles of r in tiles: for each part, particles
+   * idx[0..n) (counters r->first + idx[k]) get coordinate d at
+   * pos[d][k * pstride] and idcpu[k * istride] = idcpu0 + (idx[k] << 24)
+   * (consecutive ids); data in the table's memory, idx in host memory. */
+  int (*p_random_place)(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const struct bf_pplace *parts);
 } bf_backend_particles;
 
 typedef struct bf_backend {

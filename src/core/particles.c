@@ -100,6 +100,7 @@ void bf_pc_free_levels(bf_pc *pc) {
     free(L->slot_tile);
     free(L->bin_start);
     free(L->bin_grid);
+    free(L->bin_exact);
     memset(L, 0, sizeof *L);
   }
   pc->nlev = 0;
@@ -173,16 +174,33 @@ static int build_bins(pc_level *L, int dim) {
     free(fill);
   }
   L->bin_start = start;
+  /* bins lying inside the box of their first grid */
+  L->bin_exact = malloc((size_t)nbins * sizeof *L->bin_exact);
+  if (!L->bin_exact) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle locator bins");
+  for (int64_t b = 0; b < nbins; ++b) {
+    L->bin_exact[b] = -1;
+    if (start[b + 1] == start[b]) continue;
+    const bf_ploc_grid *G = &L->grids[L->bin_grid[start[b]]];
+    int64_t bi[3] = {b % nb[0], (b / nb[0]) % nb[1], b / ((int64_t)nb[0] * nb[1])};
+    bool in = true;
+    for (int d = 0; d < dim; ++d) {
+      int64_t lo = (int64_t)blo[d] + (bi[d] << sh[d]), hi = lo + ((int64_t)1 << sh[d]) - 1;
+      in = in && lo >= G->lo[d] && hi <= G->hi[d];
+    }
+    if (in) L->bin_exact[b] = L->bin_grid[start[b]];
+  }
   bf_ploc_level *P = &L->loc;
   memset(P, 0, sizeof *P);
   for (int d = 0; d < dim; ++d) {
     P->plo[d] = L->geom.prob_domain.lo[d];
     P->dxi[d] = L->geom.inv_dx[d];
     P->dlo[d] = L->geom.domain.lo[d];
+    P->dhi[d] = L->geom.domain.hi[d];
   }
   for (int d = 0; d < 3; ++d) P->blo[d] = blo[d], P->bshift[d] = sh[d], P->nbins[d] = nb[d];
   P->bin_start = L->bin_start;
   P->bin_grid = L->bin_grid;
+  P->bin_exact = L->bin_exact;
   P->grids = L->grids;
   P->ngrids = n;
   return BF_SUCCESS;
@@ -194,7 +212,9 @@ int bf_pc_build_slots(bf_pc *pc) {
   for (int l = 0; l < pc->nlev; ++l) {
     pc_level *L = &pc->lev[l];
     free(L->grids), free(L->slot_grid), free(L->slot_tile), free(L->bin_start), free(L->bin_grid);
+    free(L->bin_exact);
     L->grids = NULL, L->slot_grid = NULL, L->slot_tile = NULL, L->bin_start = NULL, L->bin_grid = NULL;
+    L->bin_exact = NULL;
     int64_t n = bf_boxarray_size(L->ba);
     L->ngrids = n;
     L->grids = malloc((size_t)(n > 0 ? n : 1) * sizeof *L->grids);
@@ -580,6 +600,80 @@ void bf_pc_part_shortcut(const bf_pc *pc, int64_t slot, int lev_max, bf_ppart *p
   }
   part->own_lev = lev;
   part->own_slot = (int32_t)slot;
+}
+
+/* ---- host mirrors: device-only memory without particle kernels ------------------------------------ */
+
+bool bf_pc_needs_mirror(const bf_pc *pc) {
+  /* BOXFAB_PARTICLE_MIRROR=1: every container takes the mirror path (tests) */
+  const char *e = getenv("BOXFAB_PARTICLE_MIRROR");
+  if (e && e[0] == '1') return bf_arena_kind_of(pc->arena) != BF_ARENA_CPU;
+  const bf_backend_particles *k = &bf_backend_for_arena(pc->arena)->particles;
+  bool complete = k->p_locate && k->p_wrap && k->p_copy && k->p_random && k->p_random_locate && k->p_random_place;
+  return !complete && !bf_arena_is_host_accessible(pc->arena);
+}
+
+int bf_pc_mirror(const bf_pc *pc, bf_pc **out) {
+  bf_pc *h = NULL;
+  BF_CALL(bf_pc_create(&pc->layout, bf_arena_get(BF_ARENA_CPU), &h));
+  int st = BF_SUCCESS;
+  h->family = pc->family;
+  h->tiling = pc->tiling;
+  h->tilesize = pc->tilesize;
+  /* the components and names */
+  int nrr = bf_pc_num_runtime_real_comps(pc), nri = bf_pc_num_runtime_int_comps(pc);
+  int nr0 = bf_pc_num_real_comps(pc) - nrr, ni0 = bf_pc_num_int_comps(pc) - nri;
+  for (int c = 0; !st && c < nrr; ++c) st = bf_pc_add_real_comp(h, bf_pc_real_comp_name(pc, nr0 + c), true);
+  for (int c = 0; !st && c < nri; ++c) st = bf_pc_add_int_comp(h, bf_pc_int_comp_name(pc, ni0 + c), true);
+  for (int c = 0; !st && c < nr0; ++c)
+    if (strcmp(bf_pc_real_comp_name(h, c), bf_pc_real_comp_name(pc, c)) != 0)
+      st = bf_pc_set_real_comp_name(h, c, bf_pc_real_comp_name(pc, c));
+  for (int c = 0; !st && c < ni0; ++c)
+    if (strcmp(bf_pc_int_comp_name(h, c), bf_pc_int_comp_name(pc, c)) != 0)
+      st = bf_pc_set_int_comp_name(h, c, bf_pc_int_comp_name(pc, c));
+  if (!st && pc->nlev > 0) {
+    bf_geometry geoms[BF_PC_MAX_LEVELS];
+    bf_boxarray *bas[BF_PC_MAX_LEVELS];
+    bf_distmap *dms[BF_PC_MAX_LEVELS];
+    int ratio[BF_PC_MAX_LEVELS * 3];
+    int dim = pc->layout.dim;
+    for (int l = 0; l < pc->nlev; ++l) {
+      geoms[l] = pc->lev[l].geom, bas[l] = pc->lev[l].ba, dms[l] = pc->lev[l].dm;
+      for (int d = 0; d < dim; ++d) ratio[l * dim + d] = pc->lev[l].ratio[d];
+    }
+    st = bf_pc_define(h, pc->nlev, geoms, bas, dms, ratio);
+  }
+  for (int64_t s = 0; !st && s < pc->nslots; ++s) {
+    if (!pc->slots[s]) continue;
+    st = bf_pc_new_tile(h, &h->slots[s]);
+    if (!st) st = bf_ptile_append(h->slots[s], pc->slots[s]);
+  }
+  if (st) {
+    bf_pc_destroy(&h);
+    return st;
+  }
+  *out = h;
+  return BF_SUCCESS;
+}
+
+int bf_pc_writeback(bf_pc *pc, const bf_pc *h) {
+  /* reserve first, so that a failure changes nothing */
+  for (int64_t s = 0; s < pc->nslots; ++s) {
+    int64_t n = h->slots[s] ? bf_ptile_size(h->slots[s]) : 0;
+    if (n == 0) continue;
+    if (!pc->slots[s]) BF_CALL(bf_pc_new_tile(pc, &pc->slots[s]));
+    BF_CALL(bf_ptile_reserve(pc->slots[s], n));
+  }
+  for (int64_t s = 0; s < pc->nslots; ++s) {
+    int64_t n = h->slots[s] ? bf_ptile_size(h->slots[s]) : 0;
+    if (n == 0) {
+      bf_ptile_destroy(&pc->slots[s]);
+      continue;
+    }
+    BF_CALL(bf_ptile_resize(pc->slots[s], 0));
+    BF_CALL(bf_ptile_append(pc->slots[s], h->slots[s]));
+  }
+  return BF_SUCCESS;
 }
 
 const bf_backend_particles *bf_pc_kernels(const bf_pc *pc) {

@@ -25,6 +25,7 @@ typedef struct pc_level {
   int *slot_tile;        /* [nslots]: tile number of each slot */
   int64_t *bin_start;    /* locator bins (bf_ploc_level) */
   int32_t *bin_grid;
+  int32_t *bin_exact;
   bf_ploc_level loc;
 } pc_level;
 
@@ -53,6 +54,30 @@ int bf_pc_new_tile(bf_pc *pc, bf_ptile **t);
 int bf_pc_slot_tile(bf_pc *pc, int64_t slot, bf_ptile **t);
 /* The level of a slot. */
 int bf_pc_slot_level(const bf_pc *pc, int64_t slot);
+
+/* Device-only memory whose backend lacks particle kernels: operations run on
+ * a host mirror (bf_pc_mirror: a container in The_Cpu_Arena with copies of
+ * the levels, components and tiles), whose tiles then replace the container's
+ * (bf_pc_writeback, all reserved first).  BOXFAB_PARTICLE_MIRROR=1 forces
+ * this path for every arena but The_Cpu_Arena (tests). */
+bool bf_pc_needs_mirror(const bf_pc *pc);
+int bf_pc_mirror(const bf_pc *pc, bf_pc **h);
+int bf_pc_writeback(bf_pc *pc, const bf_pc *h);
+
+/* Stable counting sort of particles by slot (particles_init.c). */
+int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, int64_t *idx);
+
+/* Run `call` (an expression using the host container `h_`) on a mirror of pc
+ * and write back (write = true) or not. */
+#define BF_PC_MIRRORED(pc, write, call)                                                                              \
+  do {                                                                                                               \
+    bf_pc *h_ = NULL;                                                                                                \
+    BF_CALL(bf_pc_mirror((pc), &h_));                                                                                \
+    int st_ = (call);                                                                                                \
+    if (!st_ && (write)) st_ = bf_pc_writeback((bf_pc *)(uintptr_t)(pc), h_);                                                            \
+    bf_pc_destroy(&h_);                                                                                              \
+    return st_;                                                                                                      \
+  } while (0)
 
 /* The particle kernels for the container's memory (CPU kernels for host
  * memory); NULL with BF_ERROR_VALUE set when the memory is device-only and

@@ -10,10 +10,53 @@
 #include "boxfab/idcpu.h"
 #include "boxfab/runtime.h"
 #include "particles_impl.h"
+#include <stdio.h>
+#include <time.h>
+/* BOXFAB_PARTICLE_TIMES=1: the time of each phase on stderr (tuning). */
+static double pt_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+#define PT_MARK(name) do { if (getenv("BOXFAB_PARTICLE_TIMES")) { double t_ = pt_now(); fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3); pt_last = t_; } } while (0)
+
 
 #define MAXVECS 4096
 
 static const uint64_t zero64 = 0;
+
+/* Stable counting sort of particles by slot: cnt[s] (ns + 1 entries, zeroed
+ * by the caller) becomes the first position of slot s and idx the particles
+ * in slot order (dest >= 0 for every particle).  In parallel over a fixed
+ * number of chunks (the result does not depend on the threads). */
+int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, int64_t *idx) {
+  int64_t nch = n < 65536 ? 1 : 32;
+  if (ns > 65536) nch = 1;
+  int64_t *c = calloc((size_t)(nch * (ns + 1)), sizeof *c);
+  BF_CHECK(c != NULL, BF_ERROR_MEMORY, "out of memory");
+  int64_t per = (n + nch - 1) / (nch > 0 ? nch : 1);
+#pragma omp parallel for schedule(static) if (nch > 1)
+  for (int64_t k = 0; k < nch; ++k) {
+    int64_t *ck = c + k * (ns + 1);
+    int64_t i1 = (k + 1) * per < n ? (k + 1) * per : n;
+    for (int64_t i = k * per; i < i1; ++i) ++ck[dest[i] & BF_PDEST_SLOT_MASK];
+  }
+  /* offsets: slot-major, chunk-minor */
+  int64_t off = 0;
+  for (int64_t s = 0; s < ns; ++s) {
+    cnt[s] = off;
+    for (int64_t k = 0; k < nch; ++k) {
+      int64_t v = c[k * (ns + 1) + s];
+      c[k * (ns + 1) + s] = off;
+      off += v;
+    }
+  }
+  cnt[ns] = off;
+#pragma omp parallel for schedule(static) if (nch > 1)
+  for (int64_t k = 0; k < nch; ++k) {
+    int64_t *ck = c + k * (ns + 1);
+    int64_t i1 = (k + 1) * per < n ? (k + 1) * per : n;
+    for (int64_t i = k * per; i < i1; ++i) idx[ck[dest[i] & BF_PDEST_SLOT_MASK]++] = i;
+  }
+  free(c);
+  return BF_SUCCESS;
+}
 
 /* Columns of new particles (host memory).  Any pointer may be NULL: the
  * matching constant (NULL: zero) is used. */
@@ -44,7 +87,7 @@ static int stage_vecs(const bf_pc *pc, const staged *S, const void **vecs, const
     BF_CHECK(bf_size_mul((size_t)S->n, ss, &bytes), BF_ERROR_OVERFLOW, "too many particles");
     char *a = calloc(bytes ? bytes : 1, 1);
     BF_CHECK(a != NULL, BF_ERROR_MEMORY, "out of memory for %lld particles", (long long)S->n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (S->n > BF_PARTICLE_PARALLEL_MIN)
     for (int64_t i = 0; i < S->n; ++i) {
       char *p = a + (size_t)i * ss;
       for (int d = 0; d < L->dim; ++d) memcpy(p + 8 * d, &S->pos[d][i], 8);
@@ -126,7 +169,7 @@ static int new_idcpus(bf_pc *pc, int64_t n, uint64_t *idcpu) {
   BF_CALL(bf_particle_next_id(pc->family, n, &first));
   uint64_t v0 = 0;
   BF_CALL(bf_idcpu_pack(first, bf_parallel_myproc(), &v0));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t i = 0; i < n; ++i) idcpu[i] = v0 + ((uint64_t)i << 24);
   return BF_SUCCESS;
 }
@@ -195,6 +238,108 @@ static int check_defined(const bf_pc *pc, const char *what) {
   return BF_SUCCESS;
 }
 
+/* init_random of pure SoA layouts without staging the particles: the
+ * destinations come from the generator directly (p_random_locate), then each
+ * tile's positions and ids are generated in place (p_random_place) in the
+ * order of the particle numbers; the other components get their constants.
+ * All allocations (tiles reserved) before the first change. */
+static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_pinit *init) {
+  const bf_backend_particles *K = bf_pc_kernels(pc);
+  if (!K) return bf_error_code();
+  if (n == 0) return BF_SUCCESS;
+  double pt_last = pt_now();
+  bf_arena *host = bf_arena_get(BF_ARENA_CPU);
+  int32_t *dest = NULL;
+  int64_t *idx = NULL, *cnt = NULL;
+  bool *created = NULL;
+  int64_t *oldn = NULL;
+  bf_pcopy *ops = NULL;
+  int st = bf_arena_alloc(host, (size_t)n * sizeof *dest, (void **)&dest);
+  if (!st) st = bf_arena_alloc(host, (size_t)n * sizeof *idx, (void **)&idx);
+  int64_t ns = pc->nslots;
+  cnt = calloc((size_t)ns + 1, sizeof *cnt);
+  created = calloc((size_t)ns + 1, sizeof *created);
+  oldn = calloc((size_t)ns + 1, sizeof *oldn);
+  if (!st && (!cnt || !created || !oldn)) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  bf_ploc_level levs[BF_PC_MAX_LEVELS];
+  bf_plocate loc;
+  bf_pc_locator(pc, 0, pc->nlev - 1, 0, true, levs, &loc);
+  PT_MARK("setup");
+  if (!st) st = K->p_random_locate(r, &loc, n, dest);
+  PT_MARK("random_locate");
+  if (!st) {
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; ++i)
+      if (dest[i] < 0) bad = i;
+    if (bad >= 0)
+      st = bf_error_set(BF_ERROR_VALUE, __func__, "init_random: particle %lld lies in no grid of the container%s",
+                        (long long)bad,
+                        dest[bad] == BF_PDEST_REMOTE ? " on this process" : " (the BoxArray does not cover the domain)");
+  }
+  if (!st) st = bf_pc_count_sort(n, dest, ns, cnt, idx);
+  PT_MARK("sort");
+  for (int64_t s = 0; !st && s < ns; ++s) {
+    int64_t a = cnt[s + 1] - cnt[s];
+    if (a == 0) continue;
+    if (!pc->slots[s]) {
+      if ((st = bf_pc_new_tile(pc, &pc->slots[s])) != BF_SUCCESS) break;
+      created[s] = true;
+    }
+    if ((st = bf_ptile_check_consistent(pc->slots[s])) != BF_SUCCESS) break;
+    oldn[s] = bf_ptile_size(pc->slots[s]);
+    /* room for arrivals: the first redistribute after an init then moves no tile */
+    st = bf_ptile_reserve(pc->slots[s], oldn[s] + a + (oldn[s] + a) / 16);
+  }
+  int64_t first = 0;
+  uint64_t v0 = 0;
+  if (!st) st = bf_particle_next_id(pc->family, n, &first);
+  if (!st) st = bf_idcpu_pack(first, bf_parallel_myproc(), &v0);
+  int nr = bf_pc_num_real_comps(pc), ni = bf_pc_num_int_comps(pc), dim = pc->layout.dim;
+  if (!st) {
+    ops = malloc((size_t)(ns * (nr + ni) + 1) * sizeof *ops);
+    if (!ops) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  }
+  PT_MARK("reserve");
+  bf_pplace *places = NULL;
+  if (!st) {
+    places = malloc((size_t)(ns + 1) * sizeof *places);
+    if (!places) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  }
+  /* no failure past this point */
+  int64_t m = 0, np = 0;
+  for (int64_t s = 0; !st && s < ns; ++s) {
+    int64_t a = cnt[s + 1] - cnt[s];
+    if (a == 0) continue;
+    bf_ptile *t = pc->slots[s];
+    (void)bf_ptile_resize(t, oldn[s] + a); /* new elements are zero */
+    bf_pplace *pl = &places[np++];
+    memset(pl, 0, sizeof *pl);
+    pl->n = a, pl->idx = idx + cnt[s], pl->pstride = 1, pl->istride = 1;
+    for (int d = 0; d < dim; ++d) pl->pos[d] = (double *)bf_podvec_data(bf_ptile_real(t, d)) + oldn[s];
+    pl->idcpu = (uint64_t *)bf_podvec_data(bf_ptile_idcpu(t)) + oldn[s];
+    for (int c = dim; c < nr && c < pc->layout.nar; ++c)
+      if (init && init->real_array && init->real_array[c] != 0.0)
+        ops[m++] = (bf_pcopy){.dst = (double *)bf_podvec_data(bf_ptile_real(t, c)) + oldn[s],
+                              .value = &init->real_array[c], .elem = 8, .n = a};
+    for (int c = 0; c < ni && c < pc->layout.nai; ++c)
+      if (init && init->int_array && init->int_array[c] != 0)
+        ops[m++] = (bf_pcopy){.dst = (int32_t *)bf_podvec_data(bf_ptile_int(t, c)) + oldn[s],
+                              .value = &init->int_array[c], .elem = 4, .n = a};
+  }
+  if (!st && np > 0) st = K->p_random_place(r, v0, np, places);
+  free(places);
+  PT_MARK("place");
+  if (!st && m > 0) st = K->p_copy(m, ops);
+  PT_MARK("fill");
+  if (st)
+    for (int64_t s = 0; s < ns; ++s)
+      if (created[s]) bf_ptile_destroy(&pc->slots[s]);
+  free(ops), free(oldn), free(created), free(cnt);
+  if (idx) bf_arena_free(host, idx, (size_t)n * sizeof *idx);
+  if (dest) bf_arena_free(host, dest, (size_t)n * sizeof *dest);
+  return st;
+}
+
 int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *init, bool serialize,
                       const bf_realbox *box) {
   (void)serialize; /* one process: the same particles either way */
@@ -204,6 +349,7 @@ int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *i
   BF_CHECK(count <= (int64_t)1 << 40, BF_ERROR_OVERFLOW, "init_random: %lld particles are too many",
            (long long)count);
   BF_CHECK(seed > 0, BF_ERROR_VALUE, "init_random: the seed must be > 0");
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_init_random(h_, count, seed, init, serialize, box));
   int dim = pc->layout.dim;
   const bf_geometry *g = &pc->lev[0].geom;
   bf_prandom r;
@@ -222,6 +368,7 @@ int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *i
       r.lo[d] = box->lo[d], r.hi[d] = box->hi[d];
     }
   }
+  if (pc->layout.pure_soa) return init_random_soa(pc, count, &r, init);
   staged S;
   BF_CALL(alloc_pos(dim, count, &S));
   int st = count > 0 ? bf_backend_get()->particles.p_random(&r, count, S.pos) : BF_SUCCESS;
@@ -235,6 +382,7 @@ int bf_pc_init_random_per_box(bf_pc *pc, int64_t count_per_box, uint64_t seed, c
   BF_CHECK(count_per_box >= 0, BF_ERROR_VALUE, "init_random_per_box: the number of particles must be >= 0, got %lld",
            (long long)count_per_box);
   BF_CHECK(seed > 0, BF_ERROR_VALUE, "init_random_per_box: the seed must be > 0");
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_init_random_per_box(h_, count_per_box, seed, init));
   const pc_level *L = &pc->lev[0];
   int64_t total;
   BF_CHECK(bf_i64_mul(count_per_box, L->ngrids, &total) && total <= (int64_t)1 << 40, BF_ERROR_OVERFLOW,
@@ -270,6 +418,7 @@ int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) 
   for (int d = 0; d < dim; ++d)
     BF_CHECK(off[d] >= 0 && off[d] < 1, BF_ERROR_VALUE, "init_one_per_cell: offset %g in direction %d not in [0, 1)",
              off[d], d);
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_init_one_per_cell(h_, off, init));
   const pc_level *L = &pc->lev[0];
   const bf_geometry *g = &L->geom;
   int64_t total = 0;
@@ -288,7 +437,7 @@ int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) 
     free(start);
     return st;
   }
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (total > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t gi = 0; gi < L->ngrids; ++gi) {
     const bf_ploc_grid *G = &L->grids[gi];
     int64_t m = start[gi];
@@ -313,6 +462,7 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
   BF_CHECK(cols->n >= 0, BF_ERROR_VALUE, "the number of particles must be >= 0, got %lld", (long long)cols->n);
   BF_CHECK(!cols->device, BF_ERROR_VALUE,
            "add_particles: device arrays are copied to the host by the caller (no CUDA particle kernels yet)");
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_add_columns(h_, lev, cols, redistribute));
   int dim = pc->layout.dim;
   int64_t n = cols->n;
   if (n == 0) return BF_SUCCESS;
@@ -398,6 +548,7 @@ static int sort_tiles(bf_pc *pc, const bf_intvect *bin) {
     for (int d = 0; d < dim; ++d)
       BF_CHECK(bin->v[d] >= 1, BF_ERROR_VALUE, "bin size must be >= 1, got %d in direction %d", bin->v[d], d);
   }
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, sort_tiles(h_, bin));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   for (int l = 0; l < pc->nlev; ++l) {
@@ -481,6 +632,7 @@ int bf_pc_increment(const bf_pc *pc, bf_multifab *mf, int lev) {
   BF_CHECK(bf_multifab_dtype(mf) == 0, BF_ERROR_TYPE, "increment: the MultiFab must hold doubles");
   BF_CHECK(!bf_multifab_arena(mf) || bf_arena_is_host_accessible(bf_multifab_arena(mf)), BF_ERROR_VALUE,
            "increment: the MultiFab's memory must be host-accessible (no CUDA kernel yet)");
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, false, bf_pc_increment(h_, mf, lev));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   int dim = pc->layout.dim;

@@ -19,6 +19,12 @@
 #include "boxfab/idcpu.h"
 #include "boxfab/runtime.h"
 #include "particles_impl.h"
+#include <stdio.h>
+#include <time.h>
+/* BOXFAB_PARTICLE_TIMES=1: the time of each phase on stderr (tuning). */
+static double pt_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+#define PT_MARK(name) do { if (getenv("BOXFAB_PARTICLE_TIMES")) { double t_ = pt_now(); fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3); pt_last = t_; } } while (0)
+
 
 #define MAXVECS 4096
 
@@ -54,8 +60,9 @@ static int level_range(const bf_pc *pc, int lev_min, int *lev_max) {
 /* Per source tile bookkeeping. */
 typedef struct src_tile {
   int64_t slot, n;
-  int64_t nstay, nmove, nruns;
+  int64_t nstay, nmove, nruns, nwrap;
   int64_t moff;  /* first mover in the mover arrays */
+  int64_t woff;  /* first entry in the wrap list */
   int64_t roff;  /* first run in the run array */
   int32_t *dest;
 } src_tile;
@@ -74,6 +81,7 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   if (pc->nlev == 0) return BF_SUCCESS;
   BF_CALL(level_range(pc, lev_min, &lev_max));
   BF_CHECK(ngrow >= 0, BF_ERROR_VALUE, "nGrow must be >= 0, got %d", ngrow);
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_redistribute(h_, lev_min, lev_max, ngrow, local, remove_negative));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
 
@@ -85,12 +93,13 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       ++nsrc, ntot += bf_ptile_size(pc->slots[s]);
     }
 
+  double pt_last = pt_now();
   int st = BF_SUCCESS;
   src_tile *src = xmalloc((size_t)nsrc * sizeof *src);
   bf_ppart *parts = xmalloc((size_t)nsrc * sizeof *parts);
   int32_t *dest = xmalloc((size_t)ntot * sizeof *dest);
   dst_info *di = calloc((size_t)(pc->nslots > 0 ? pc->nslots : 1), sizeof *di);
-  int64_t *mover_idx = NULL, *mover_pos = NULL, *runs = NULL;
+  int64_t *mover_idx = NULL, *mover_pos = NULL, *runs = NULL, *wraps = NULL;
   void *stage[MAXVECS] = {0};
   size_t stage_bytes[MAXVECS] = {0};
   bf_pcopy *ops = NULL;
@@ -119,20 +128,23 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   bf_ploc_level levs[BF_PC_MAX_LEVELS];
   bf_plocate loc;
   bf_pc_locator(pc, lev_min, lev_max, ngrow, remove_negative, levs, &loc);
+  PT_MARK("setup");
   if (nsrc > 0 && (st = K->p_locate(&loc, nsrc, parts)) != BF_SUCCESS) goto done;
+  PT_MARK("locate");
 
   /* 2. stays, movers, runs */
   int64_t nmovers = 0, nruns = 0;
   bool remote = false;
-#pragma omp parallel for schedule(dynamic, 1) reduction(|| : remote)
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : remote) if (ntot > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < nsrc; ++k) {
     src_tile *T = &src[k];
-    int64_t stay = 0, move = 0, r = 0;
+    int64_t stay = 0, move = 0, r = 0, w = 0;
     bool prev = false;
     for (int64_t i = 0; i < T->n; ++i) {
       int32_t d = T->dest[i];
       bool s = d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == T->slot);
       if (d == BF_PDEST_REMOTE) remote = true;
+      w += d >= 0 && (d & BF_PDEST_WRAP);
       if (s) {
         ++stay;
         if (!prev) ++r;
@@ -141,7 +153,7 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       }
       prev = s;
     }
-    T->nstay = stay, T->nmove = move, T->nruns = r;
+    T->nstay = stay, T->nmove = move, T->nruns = r, T->nwrap = w;
   }
   if (remote) {
     st = bf_error_set(BF_ERROR_VALUE, __func__,
@@ -149,25 +161,29 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
                       "DistributionMapping must be on rank 0)");
     goto done;
   }
+  int64_t nwraps = 0;
   for (int64_t k = 0; k < nsrc; ++k) {
-    src[k].moff = nmovers, src[k].roff = nruns;
+    src[k].moff = nmovers, src[k].roff = nruns, src[k].woff = nwraps;
     nmovers += src[k].nmove;
+    nwraps += src[k].nwrap;
     if (src[k].nstay < src[k].n) nruns += src[k].nruns;
   }
   mover_idx = xmalloc((size_t)nmovers * sizeof *mover_idx);
   mover_pos = xmalloc((size_t)nmovers * sizeof *mover_pos);
   runs = xmalloc((size_t)nruns * 2 * sizeof *runs);
-  if (!mover_idx || !mover_pos || !runs) {
+  wraps = xmalloc((size_t)nwraps * sizeof *wraps);
+  if (!mover_idx || !mover_pos || !runs || !wraps) {
     st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for redistributing %lld particles", (long long)ntot);
     goto done;
   }
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (ntot > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < nsrc; ++k) {
     src_tile *T = &src[k];
-    int64_t m = T->moff, r = T->roff;
+    int64_t m = T->moff, r = T->roff, w = T->woff;
     bool compact = T->nstay < T->n, prev = false;
     for (int64_t i = 0; i < T->n; ++i) {
       int32_t d = T->dest[i];
+      if (d >= 0 && (d & BF_PDEST_WRAP)) wraps[w++] = i;
       bool s = d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == T->slot);
       if (s && compact) {
         if (!prev) runs[2 * r] = i, runs[2 * r + 1] = 0, ++r;
@@ -178,6 +194,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       prev = s;
     }
   }
+  if (getenv("BOXFAB_PARTICLE_TIMES")) fprintf(stderr, "  movers %lld runs %lld nsrc %lld\n", (long long)nmovers, (long long)nruns, (long long)nsrc);
+  PT_MARK("movers/runs");
   /* arrivals per destination slot, in source order */
   for (int64_t k = 0; k < nsrc; ++k) {
     di[src[k].slot].touched = true;
@@ -207,6 +225,7 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
         mover_pos[m] = fill[src[k].dest[mover_idx[m]] & BF_PDEST_SLOT_MASK]++;
     free(fill);
   }
+  PT_MARK("arrivals");
   /* 3. destination tiles and staging */
   for (int64_t s = 0; s < pc->nslots; ++s) {
     if (di[s].narr == 0) continue;
@@ -214,7 +233,10 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       if ((st = bf_pc_new_tile(pc, &pc->slots[s])) != BF_SUCCESS) goto done;
       di[s].created = true;
     }
-    if ((st = bf_ptile_reserve(pc->slots[s], di[s].final)) != BF_SUCCESS) goto done;
+    /* geometric growth, as a vector's push_back: repeated arrivals do not move the tile each time */
+    int64_t cap = bf_ptile_capacity(pc->slots[s]), want = di[s].final;
+    if (want > cap && want < cap + cap / 2) want = cap + cap / 2;
+    if ((st = bf_ptile_reserve(pc->slots[s], want)) != BF_SUCCESS) goto done;
   }
   {
     bf_podvec *vecs[MAXVECS];
@@ -230,41 +252,42 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
     st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
     goto done;
   }
+  PT_MARK("reserve/stage");
   /* ---- no failure past this point (kernels on reserved memory) ---- */
   /* reserving may have moved the vectors of source tiles: fresh pointers */
   for (int64_t k = 0; k < nsrc; ++k) {
     bf_pc_tile_part(pc, pc->slots[src[k].slot], &parts[k]);
     parts[k].dest = src[k].dest;
+    parts[k].list = wraps + src[k].woff;
+    parts[k].nlist = src[k].nwrap;
   }
   /* 4. wrap, gather movers, compact, resize, append arrivals */
   if (nsrc > 0) {
     bool any_wrap = false;
     for (int d = 0; d < pc->layout.dim; ++d) any_wrap = any_wrap || loc.is_per[d];
-    if (any_wrap && (st = K->p_wrap(&loc, nsrc, parts)) != BF_SUCCESS) goto done;
+    if (any_wrap && nwraps > 0 && (st = K->p_wrap(&loc, nsrc, parts)) != BF_SUCCESS) goto done;
   }
+  PT_MARK("wrap");
   {
     bf_podvec *vecs[MAXVECS];
+    /* one op per (tile, vector): movers to the staging buffer, then the stays compacted in place */
+    static const int64_t no_runs[2] = {0, 0};
     int64_t m = 0;
     for (int64_t k = 0; k < nsrc; ++k) {
-      if (src[k].nmove == 0) continue;
-      int n = bf_pc_tile_vecs(pc->slots[src[k].slot], vecs, MAXVECS);
-      for (int v = 0; v < n; ++v)
-        ops[m++] = (bf_pcopy){.dst = stage[v], .src = bf_podvec_data(vecs[v]), .elem = bf_podvec_elem_size(vecs[v]),
-                              .n = src[k].nmove, .didx = mover_pos + src[k].moff, .sidx = mover_idx + src[k].moff};
-    }
-    if (m > 0 && (st = K->p_copy(m, ops)) != BF_SUCCESS) goto done;
-    m = 0;
-    for (int64_t k = 0; k < nsrc; ++k) {
-      if (src[k].nstay == src[k].n || src[k].nstay == 0) continue;
-      if (src[k].nruns == 1 && runs[2 * src[k].roff] == 0) continue; /* the stays are a prefix */
+      bool compact = src[k].nstay != src[k].n && src[k].nstay != 0 &&
+                     !(src[k].nruns == 1 && runs[2 * src[k].roff] == 0); /* not a prefix */
+      if (src[k].nmove == 0 && !compact) continue;
       int n = bf_pc_tile_vecs(pc->slots[src[k].slot], vecs, MAXVECS);
       for (int v = 0; v < n; ++v) {
         void *p = bf_podvec_data(vecs[v]);
-        ops[m++] = (bf_pcopy){.dst = p, .src = p, .elem = bf_podvec_elem_size(vecs[v]), .n = src[k].nruns,
-                              .runs = runs + 2 * src[k].roff};
+        ops[m++] = (bf_pcopy){.dst = p, .src = p, .elem = bf_podvec_elem_size(vecs[v]),
+                              .n = compact ? src[k].nruns : 0, .runs = compact ? runs + 2 * src[k].roff : no_runs,
+                              .dst2 = stage[v], .n2 = src[k].nmove, .didx = mover_pos + src[k].moff,
+                              .sidx = mover_idx + src[k].moff};
       }
     }
     if (m > 0 && (st = K->p_copy(m, ops)) != BF_SUCCESS) goto done;
+    PT_MARK("gather+compact");
     int64_t *oldsize = xmalloc((size_t)(pc->nslots > 0 ? pc->nslots : 1) * sizeof *oldsize);
     for (int64_t s = 0; s < pc->nslots; ++s) {
       if (!di[s].touched) continue;
@@ -289,6 +312,7 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
     }
     free(oldsize);
     if (m > 0 && (st = K->p_copy(m, ops)) != BF_SUCCESS) goto done;
+    PT_MARK("append");
   }
   /* 5. drop empty tiles of the range */
   for (int64_t s = s0; s < s1; ++s)
@@ -299,7 +323,7 @@ done:
       if (di[s].created) bf_ptile_destroy(&pc->slots[s]);
   for (int v = 0; v < nv; ++v)
     if (stage[v]) bf_arena_free(pc->arena, stage[v], stage_bytes[v]);
-  free(ops), free(runs), free(mover_pos), free(mover_idx), free(di), free(dest), free(parts), free(src);
+  free(ops), free(wraps), free(runs), free(mover_pos), free(mover_idx), free(di), free(dest), free(parts), free(src);
   return st;
 }
 
@@ -310,6 +334,7 @@ int bf_pc_ok(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool *ok) {
   if (pc->nlev == 0) return BF_SUCCESS;
   BF_CALL(level_range(pc, lev_min, &lev_max));
   BF_CHECK(ngrow >= 0, BF_ERROR_VALUE, "nGrow must be >= 0, got %d", ngrow);
+  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, false, bf_pc_ok(h_, lev_min, lev_max, ngrow, ok));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   bf_ploc_level levs[BF_PC_MAX_LEVELS];

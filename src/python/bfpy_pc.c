@@ -818,9 +818,8 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
     cols.ints = (const int32_t *const *)ip;
     cols.real_struct = (const double *const *)srp;
     cols.int_struct = (const int32_t *const *)sip;
-    int s;
-    Py_BEGIN_ALLOW_THREADS s = bf_pc_add_columns(o->pc, lev, &cols, redist != 0);
-    Py_END_ALLOW_THREADS st = bfpy_check(s);
+    /* the GIL stays held: another thread must not change the container meanwhile */
+    st = bfpy_check(bf_pc_add_columns(o->pc, lev, &cols, redist != 0));
   }
   for (int i = 0; i < b->nviews; ++i) PyBuffer_Release(&b->views[i]);
   PyMem_Free(b), PyMem_Free(rp), PyMem_Free(ip);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+
 #include "boxfab/idcpu.h"
 #include "boxfab/mfiter.h"
 #include "boxfab/particles.h"
@@ -506,6 +507,16 @@ int main(void) {
   BFT_RUN(test_errors_leave_unchanged);
   BFT_RUN(test_increment_sort_perbox);
   BFT_RUN(test_after_finalize);
+  /* again through the host mirror (the path of device-only memory without particle kernels) */
+  setenv("BOXFAB_PARTICLE_MIRROR", "1", 1);
+  BFT_RUN(test_init_random_and_counts);
+  BFT_RUN(test_redistribute_brute_force);
+  BFT_RUN(test_stable_order);
+  BFT_RUN(test_remove_negative);
+  BFT_RUN(test_multilevel);
+  BFT_RUN(test_errors_leave_unchanged);
+  BFT_RUN(test_increment_sort_perbox);
+  unsetenv("BOXFAB_PARTICLE_MIRROR");
   bf_runtime_finalize();
   return bft_report();
 }
