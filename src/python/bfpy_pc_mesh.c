@@ -129,7 +129,8 @@ static PyObject *pc_interpolate(PyObject *self, PyObject *const *args, Py_ssize_
 
 PyMethodDef bfpy_pc_mesh_methods[] = {
     {"deposit", FASTKW(pc_deposit),
-     "deposit(mf, comp=-1, level=0, mf_comp=0, shape='cic', sum_boundary=True, zero_out=True)\n--\n\n"
+     "deposit(mf: MultiFab, comp: int | str | None = -1, level: int = 0, mf_comp: int = 0, shape: str | int = 'cic', "
+     "sum_boundary: bool = True, zero_out: bool = True) -> None: deposit the particles as a density.\n\n"
      "Deposit the particles of `level` onto component `mf_comp` of the cell-centred MultiFab `mf` (on the\n"
      "level's BoxArray and DistributionMapping) as a density: each particle adds w * shape / cell volume,\n"
      "w its real component `comp` (index or name; -1 or None: 1).  shape: 'ngp', 'cic' or 'tsc' (or the\n"
@@ -137,7 +138,8 @@ PyMethodDef bfpy_pc_mesh_methods[] = {
      "included), as AMReX's ParticleToMesh; else add.  sum_boundary: add ghost contributions into the valid\n"
      "cells they are images of (periodic boundaries included).  A boxfab extension."},
     {"interpolate", FASTKW(pc_interpolate),
-     "interpolate(mf, comp, level=0, mf_comp=0, shape='cic')\n--\n\n"
+     "interpolate(mf: MultiFab, comp: int | str, level: int = 0, mf_comp: int = 0, shape: str | int = 'cic') -> None: "
+     "interpolate mesh values to the particles.\n\n"
      "Set real component `comp` (index or name; not a position) of every particle of `level` to component\n"
      "`mf_comp` of the cell-centred MultiFab `mf` (ghost cells filled, e.g. by fill_boundary) interpolated\n"
      "with the shape's weights (the same cells and weights as deposit).  A boxfab extension."},
