@@ -44,6 +44,12 @@ BF_EXPORT bf_intvect bf_mfiter_default_tilesize(int dim);
  *  (BF_ERROR_VALUE) and its dim that of mf (BF_ERROR_TYPE). */
 BF_EXPORT int bf_mfiter_create(bf_multifab *mf, bool tiling, const bf_intvect *tilesize, bf_mfiter **it);
 BF_EXPORT void bf_mfiter_destroy(bf_mfiter **it);
+/** An iterator over a chosen list of tiles of mf (as bf_mfiter_create cuts
+ *  them): tile tiles[k] of global box grids[k], k < n, in that order (ParIter
+ *  visits the particle tiles of a level this way).  BF_ERROR_INDEX for a box
+ *  that is not local or a tile number out of range. */
+BF_EXPORT int bf_mfiter_create_subset(bf_multifab *mf, bool tiling, const bf_intvect *tilesize, int64_t n,
+                                      const int64_t *grids, const int *tiles, bf_mfiter **it);
 
 /** Still on a tile. */
 BF_EXPORT bool bf_mfiter_is_valid(const bf_mfiter *it);

@@ -405,8 +405,29 @@ enum { BF_SHAPE_NGP = 0, BF_SHAPE_CIC = 1, BF_SHAPE_TSC = 2 };
  *  (periodic included) when `sum_boundary`. */
 BF_EXPORT int bf_pc_deposit(const bf_pc *pc, int lev, int comp, bf_multifab *mf, int mfcomp, int shape,
                             bool sum_boundary);
+/** bf_pc_deposit, first setting component mfcomp of mf to 0 (valid and
+ *  ghost cells) when `zero_out` (AMReX's ParticleToMesh zero_out_input):
+ *  then the deposit needs no scratch MultiFab for sum_boundary.
+ *
+ *  Details of both: the shapes are the cell-centred NGP (the particle's
+ *  cell), CIC (AMReX's ParticleInterpolator::Linear) and TSC (quadratic
+ *  spline over the nearest cell and its neighbours); NGP needs no ghost
+ *  cell, CIC and TSC one.  The particles of a tile must lie in its grid (as
+ *  after redistribute): a particle whose stencil leaves the grid grown by the
+ *  ghost cells, or whose position is not finite, gives BF_ERROR_VALUE.
+ *  Without zero_out and with sum_boundary, mf's ghost cells are unchanged
+ *  and so is mf on any error; without sum_boundary the ghost cells receive
+ *  the raw contributions.  BF_ERROR_VALUE when mf is not cell-centred, not on
+ *  lev's BoxArray and DistributionMapping, has too few ghost cells or no
+ *  data; BF_ERROR_TYPE for a MultiFab of another dim or not of doubles;
+ *  BF_ERROR_INDEX for comp / mfcomp / lev out of range. */
+BF_EXPORT int bf_pc_deposit_ex(const bf_pc *pc, int lev, int comp, bf_multifab *mf, int mfcomp, int shape,
+                               bool sum_boundary, bool zero_out);
 /** Interpolate component mfcomp of mf (ghost cells filled) to SoA real
- *  component `comp` of every particle of level lev with the shape's weights. */
+ *  component `comp` of every particle of level lev with the shape's weights
+ *  (the same cells and weights as the deposit; comp must not be a position).
+ *  On BF_ERROR_VALUE for particles outside their grid, the others received
+ *  their values and these kept theirs. */
 BF_EXPORT int bf_pc_interpolate(bf_pc *pc, int lev, int comp, const bf_multifab *mf, int mfcomp, int shape);
 
 #ifdef __cplusplus

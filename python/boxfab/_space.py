@@ -20,4 +20,7 @@ def populate(namespace, dim):
     # Python-level members of StructOfArrays_* (to_numpy / to_cupy named tuples, soa_real_comps)
     from boxfab import _particles
     _particles.attach(namespace)
+    # Python-level members of the particle containers (to_df, add_particles)
+    from boxfab import _pcontainer
+    _pcontainer.attach(namespace)
     return impl

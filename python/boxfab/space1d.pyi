@@ -973,6 +973,1771 @@ class PODVector_uint64_pinned(_PODVector):
 class PODVector_uint64_std(_PODVector):
     """PODVector_<T>_<alloc>() / (size: int) / (other): a 1-D growable vector of real (float64), int (int32) or uint64 elements in the memory of its allocator."""
 
+class ParConstIterBase_16_4_0_0_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_16_4_0_0_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_2_1_3_1_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_1_0_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_5_0_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_arena(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_async(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_default(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_device(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_managed(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_pinned(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIterBase_pureSoA_8_0_std(MFIter):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParConstIter_16_4_0_0_arena(ParConstIterBase_16_4_0_0_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_async(ParConstIterBase_16_4_0_0_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_default(ParConstIterBase_16_4_0_0_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_device(ParConstIterBase_16_4_0_0_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_managed(ParConstIterBase_16_4_0_0_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_pinned(ParConstIterBase_16_4_0_0_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_16_4_0_0_std(ParConstIterBase_16_4_0_0_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_arena(ParConstIterBase_2_1_3_1_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_async(ParConstIterBase_2_1_3_1_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_default(ParConstIterBase_2_1_3_1_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_device(ParConstIterBase_2_1_3_1_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_managed(ParConstIterBase_2_1_3_1_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_pinned(ParConstIterBase_2_1_3_1_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_2_1_3_1_std(ParConstIterBase_2_1_3_1_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_arena(ParConstIterBase_pureSoA_1_0_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_async(ParConstIterBase_pureSoA_1_0_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_default(ParConstIterBase_pureSoA_1_0_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_device(ParConstIterBase_pureSoA_1_0_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_managed(ParConstIterBase_pureSoA_1_0_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_pinned(ParConstIterBase_pureSoA_1_0_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_1_0_std(ParConstIterBase_pureSoA_1_0_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_arena(ParConstIterBase_pureSoA_5_0_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_async(ParConstIterBase_pureSoA_5_0_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_default(ParConstIterBase_pureSoA_5_0_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_device(ParConstIterBase_pureSoA_5_0_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_managed(ParConstIterBase_pureSoA_5_0_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_pinned(ParConstIterBase_pureSoA_5_0_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_5_0_std(ParConstIterBase_pureSoA_5_0_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_arena(ParConstIterBase_pureSoA_8_0_arena):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_async(ParConstIterBase_pureSoA_8_0_async):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_default(ParConstIterBase_pureSoA_8_0_default):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_device(ParConstIterBase_pureSoA_8_0_device):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_managed(ParConstIterBase_pureSoA_8_0_managed):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_pinned(ParConstIterBase_pureSoA_8_0_pinned):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParConstIter_pureSoA_8_0_std(ParConstIterBase_pureSoA_8_0_std):
+    """Read-only iterator over the particle tiles of a level: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIterBase_16_4_0_0_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_16_4_0_0_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_2_1_3_1_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def aos(self) -> Any: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_1_0_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_5_0_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_arena(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_async(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_default(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_device(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_managed(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_pinned(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIterBase_pureSoA_8_0_std(MFIter):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def geom(self, level: int) -> Geometry: ...
+    is_soa_particle: bool
+    level: Any
+    num_neighbor_particles: Any
+    num_particles: Any
+    num_real_particles: Any
+    pair_index: Any
+    def particle_tile(self) -> Any: ...
+    size: Any
+    def soa(self) -> Any: ...
+
+class ParIter_16_4_0_0_arena(ParIterBase_16_4_0_0_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_async(ParIterBase_16_4_0_0_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_default(ParIterBase_16_4_0_0_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_device(ParIterBase_16_4_0_0_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_managed(ParIterBase_16_4_0_0_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_pinned(ParIterBase_16_4_0_0_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_16_4_0_0_std(ParIterBase_16_4_0_0_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_arena(ParIterBase_2_1_3_1_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_async(ParIterBase_2_1_3_1_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_default(ParIterBase_2_1_3_1_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_device(ParIterBase_2_1_3_1_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_managed(ParIterBase_2_1_3_1_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_pinned(ParIterBase_2_1_3_1_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_2_1_3_1_std(ParIterBase_2_1_3_1_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_arena(ParIterBase_pureSoA_1_0_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_async(ParIterBase_pureSoA_1_0_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_default(ParIterBase_pureSoA_1_0_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_device(ParIterBase_pureSoA_1_0_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_managed(ParIterBase_pureSoA_1_0_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_pinned(ParIterBase_pureSoA_1_0_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_1_0_std(ParIterBase_pureSoA_1_0_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_arena(ParIterBase_pureSoA_5_0_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_async(ParIterBase_pureSoA_5_0_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_default(ParIterBase_pureSoA_5_0_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_device(ParIterBase_pureSoA_5_0_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_managed(ParIterBase_pureSoA_5_0_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_pinned(ParIterBase_pureSoA_5_0_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_5_0_std(ParIterBase_pureSoA_5_0_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_arena(ParIterBase_pureSoA_8_0_arena):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_async(ParIterBase_pureSoA_8_0_async):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_default(ParIterBase_pureSoA_8_0_default):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_device(ParIterBase_pureSoA_8_0_device):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_managed(ParIterBase_pureSoA_8_0_managed):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_pinned(ParIterBase_pureSoA_8_0_pinned):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class ParIter_pureSoA_8_0_std(ParIterBase_pureSoA_8_0_std):
+    """Iterator over the particle tiles of a level that hold particles: (particle_container, level)."""
+    def __repr__(self) -> str: ...
+    is_soa_particle: Any
+
+class _ParticleContainer:
+    """Hidden base of the particle containers."""
+    def Define(self, *args: Any, **kwargs: Any) -> None: ...
+    def Geom(self, level: int, /) -> Geometry: ...
+    def OK(self, lev_min: int = 0, lev_max: int = -1, nGrow: int = 0) -> bool: ...
+    def ParticleBoxArray(self, level: int, /) -> BoxArray: ...
+    def ParticleDistributionMap(self, level: int, /) -> DistributionMapping: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __repr__(self) -> str: ...
+    def add_int_comp(self, *args: Any, **kwargs: Any) -> None: ...
+    def add_particles(self, positions: Any, columns: Any = None, *, ids: Any = None, cpus: Any = None, level: Any = 0, redistribute: Any = True) -> Any: ...
+    def add_particles_at_level(self, particles: Any, level: int, ngrow: int = 0) -> None: ...
+    def add_real_comp(self, *args: Any, **kwargs: Any) -> None: ...
+    byte_spread: Any
+    def clear_particles(self) -> None: ...
+    def deposit(self, mf: MultiFab, comp: int | str | None = -1, level: int = 0, mf_comp: int = 0, shape: str | int = 'cic', sum_boundary: bool = True, zero_out: bool = True) -> None: ...
+    finest_level: Any
+    def get_particles(self, level: int) -> dict: ...
+    def increment(self, mf: MultiFab, lev: int, /) -> None: ...
+    def init_one_per_cell(self, x_off: float, y_off: float, z_off: float, pdata: Any, /) -> None: ...
+    def init_random(self, icount: int, iseed: int, pdata: Any, serialize: bool, containing_bx: RealBox, /) -> None: ...
+    def init_random_per_box(self, icount_per_box: int, iseed: int, pdata: Any, /) -> None: ...
+    def int_comp_index(self, name: str, /) -> int: ...
+    int_comp_names: Any
+    def interpolate(self, mf: MultiFab, comp: int | str, level: int = 0, mf_comp: int = 0, shape: str | int = 'cic') -> None: ...
+    num_int_comps: Any
+    def num_local_tiles_at_level(self, lev: int, /) -> int: ...
+    num_position_components: Any
+    num_real_comps: Any
+    num_runtime_int_comps: Any
+    num_runtime_real_comps: Any
+    def number_of_particles_at_level(self, level: int, only_valid: bool = True, only_local: bool = False) -> int: ...
+    def number_of_particles_in_grid(self, level: int, only_valid: bool = True, only_local: bool = False) -> Vector_Long: ...
+    def print_capacity(self) -> list[int]: ...
+    def real_comp_index(self, name: str, /) -> int: ...
+    real_comp_names: Any
+    def redistribute(self, lev_min: int = 0, lev_max: int = -1, nGrow: int = 0, local: int = 0, remove_negative: bool = True) -> None: ...
+    def remove_particles_at_level(self, level: int, /) -> None: ...
+    def remove_particles_not_at_finestLevel(self) -> None: ...
+    def reserve_data(self) -> None: ...
+    def resize_data(self) -> None: ...
+    def shrink_t_fit(self) -> None: ...
+    def sort_particles_by_bin(self, bin_size: IntVect, /) -> None: ...
+    def sort_particles_by_cell(self) -> None: ...
+    def to_df(self, local: Any = True, comm: Any = None, root_rank: Any = 0) -> Any: ...
+    def total_number_of_particles(self, only_valid: bool = True, only_local: bool = False) -> int: ...
+
+class ParticleContainer(_ParticleContainer):
+    """ParticleContainer(geom, dm, ba, /, real_names=[...], int_names=[...]) (also () or the multi-level lists): pure SoA particles with the positions and any number of named real and int components (extension; names honored by soa().to_numpy() and to_df())."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_16_4_0_0_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_16_4_0_0_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_16_4_0_0_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_2_1_3_1_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_2_1_3_1_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_2_1_3_1_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_1_0_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_1_0_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_1_0_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_5_0_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_5_0_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_5_0_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_arena(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_arena]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_arena]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_async(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_async]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_async]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_default(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_default]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_default]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_device(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_device]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_device]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_managed(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_managed]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_managed]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_pinned(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_pinned]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_pinned]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
+class ParticleContainer_pureSoA_8_0_std(_ParticleContainer):
+    """ParticleContainer_<S>_<alloc>(): undefined; (geom, dm, ba, /): one level; (geoms, dms, bas, ref_ratios, /): several levels."""
+    const_iterator: type[ParConstIter_pureSoA_8_0_std]
+    is_soa_particle: bool
+    iterator: type[ParIter_pureSoA_8_0_std]
+    num_array_int: int
+    num_array_real: int
+    num_struct_int: int
+    num_struct_real: int
+
 class _ParticleInitType:
     """Base of the ParticleInitType_<S> types (not instantiable)."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...

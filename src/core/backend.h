@@ -1,13 +1,33 @@
 /* Private: the backend interface.  A backend fills a bf_backend table with
- * memory functions and the MultiFab kernels; the core calls only through a
- * table.  There is one table per kind of memory (backend.c):
- *   - the CPU table (src/backend/cpu) always exists;
- *   - the CUDA table (src/backend/cuda) exists when the library was built with
- *     CUDA, cudaGetDeviceCount reports a device, and BOXFAB_DEVICE is not "cpu".
+ * memory functions, the MultiFab kernels and (device backends) the device
+ * glue; the core calls a backend only through a table.
+ *
+ * Layering (no circle between the core and a backend):
+ *   - a backend is one folder src/backend/<name>/ whose sources include this
+ *     header (and the public headers, for the error functions) and define one
+ *     registration descriptor, `const bf_backend_provider
+ *     bf_backend_provider_<name>` (a name, whether it drives a device, and a
+ *     fill function).  Nothing else of a backend is visible to the core;
+ *   - CMake lists the backends of the build (BOXFAB_BACKENDS in
+ *     CMakeLists.txt: cpu first, then cuda where nvcc exists) and generates
+ *     the X-macro BOXFAB_BACKEND_LIST(X) in boxfab_config.h; backend.c is the
+ *     only core file that names the descriptors, through that list;
+ *   - the core (gpu.c, arena.c, the MultiFab and particle code) reaches a
+ *     backend only through the tables below.
+ * Adding a backend is one new folder plus one line in CMakeLists.txt.
+ *
+ * There is one table per kind of memory (backend.c):
+ *   - the host table (the first backend of the list, "cpu") always exists;
+ *   - the device table is the first device backend of the list whose fill
+ *     succeeds (a device found and initialized), unless BOXFAB_DEVICE is
+ *     "cpu"; BOXFAB_DEVICE=<name> tries only that device backend;
+ *   - the pinned table (pinned memory of the device backend) has the device's
+ *     memory functions and glue and the host's kernels, which the core runs
+ *     after waiting for the device (see bf_backend_host_sync).
  * bf_backend_for_kind(kind) gives the table for memory of an arena kind: the
- * CUDA table for device/managed/async memory (and The_Arena) when there is a
- * GPU, the CPU table for host memory; pinned memory gets a table with the
- * CUDA memory functions and the CPU kernels.  Nothing here is public. */
+ * device table for device/managed/async memory (and The_Arena) when there is
+ * a device, the host table for host memory; the pinned table for pinned
+ * memory.  Nothing here is public. */
 #ifndef BOXFAB_BACKEND_H
 #define BOXFAB_BACKEND_H
 
@@ -147,6 +167,239 @@ typedef struct bf_xlist {
   bool pairs;
 } bf_xlist;
 
+/* ---- particle-mesh coupling (src/core/particles_mesh.c) ---------------------
+ * One tile of particles and the fab of its grid, as the pmesh kernels see
+ * them.  Particle i (0 <= i < np) has position d (< dim) at pos[d][i * pstride]
+ * (pure SoA: the position arrays, pstride 1; legacy: the AoS array at the
+ * struct's pos[d], pstride = struct size / 8) and value val[i] (deposit: the
+ * weight, NULL = 1; interpolate: written).  The fab's component is `fab`
+ * (data at the fab's lo corner of that component, js/ks strides in
+ * elements), covering cells flo..fhi (valid box grown by the ghost cells;
+ * unused dims 0..0). */
+typedef struct bf_pmesh_tile {
+  int64_t np;
+  const double *pos[3];
+  int64_t pstride;
+  double *val;
+  double *fab;
+  int64_t js, ks;
+  int flo[3], fhi[3];
+} bf_pmesh_tile;
+
+/* Shapes (BF_SHAPE_* of particles.h): with l = (x - plo) * dxi along a
+ * direction (plo the problem domain's lo, dxi 1/dx), the cells and weights
+ * are, relative to the domain's lo cell dlo:
+ *   NGP: cell floor(l), weight 1;
+ *   CIC: with L = l + 0.5, s = floor(L) - 1, t = L - (s + 1): cells s, s+1,
+ *        weights 1 - t, t (AMReX's ParticleInterpolator::Linear);
+ *   TSC: c = floor(l), d = l - c - 0.5: cells c-1, c, c+1, weights
+ *        (0.5 - d)^2 / 2, 0.75 - d^2, (0.5 + d)^2 / 2.
+ * A particle's weight in cell (i, j, k) is the product over the dim
+ * directions (unused directions: index 0, weight 1). */
+typedef struct bf_pmesh_args {
+  int dim, shape;
+  double plo[3], dxi[3];
+  int dlo[3];
+  double scale; /* deposit: each contribution is val * weight * scale (1 / cell volume) */
+  int64_t ntiles;
+  const bf_pmesh_tile *tiles;
+  /* Deposit: tiles [group_start[g], group_start[g+1]) write the same fab
+   * (tiles of one grid): a host kernel runs a group on one thread; a device
+   * kernel adds atomically and may ignore the groups. */
+  int64_t ngroups;
+  const int64_t *group_start;
+} bf_pmesh_args;
+
+/* ---- Particle kernels (src/core/particles*.c; CPU: src/backend/cpu/cpu_particles.c) ----
+ * The per-particle loops of the particle container.  The entries are
+ * optional: where a table lacks one (NULL), the core runs the CPU kernel on
+ * host memory (host-accessible arenas directly; device-only arenas through a
+ * host copy of the tile vectors), so a new backend is correct before it is
+ * fast.  Argument structs and index arrays live in HOST memory (small:
+ * O(grids + bins + tiles), or O(moving particles)); a device backend copies
+ * what it needs to the device.  Particle data pointers (pos, idcpu, dst, src
+ * of bf_pcopy) are memory of the table's kind; `dest` arrays of p_locate are
+ * host-accessible memory (pinned or managed on a GPU) because the core reads
+ * them to count.  Every entry returns 0 or an error code with the message
+ * set; results never depend on the number of threads or blocks. */
+
+/* One grid of a level as the point locator sees it: its box (cells,
+ * inclusive), the number of MFIter tiles in each direction (mfiter.h's
+ * cutting: piece t of a length-len direction cut into n pieces starts at
+ * lo + t*(len/n) + min(t, len%n)), and the container slot of its first tile
+ * (tile t of the grid is slot + t; -1: the grid is not on this process). */
+typedef struct bf_ploc_grid {
+  int lo[3], hi[3];
+  int tn[3];
+  int32_t slot;
+} bf_ploc_grid;
+
+/* The point -> grid lookup of one level.  Cell of a position x:
+ * dlo[d] + floor((x[d] - plo[d]) * dxi[d]) (AMReX's getParticleCell with the
+ * domain offset).  Bins: cell iv lies in bin (iv - blo) >> bshift (per
+ * direction, nbins of them; outside: no grid); the grids whose boxes meet bin
+ * b are bin_grid[bin_start[b] .. bin_start[b+1]), in BoxArray order;
+ * bin_exact[b] >= 0 names the first of them when its box holds the whole bin
+ * (then no box test is needed).  A
+ * regular grid gives one box per bin (O(1) lookups); the bins never number
+ * more than a few times the boxes. */
+typedef struct bf_ploc_level {
+  double plo[3], dxi[3];
+  int dlo[3], dhi[3]; /* the level's domain (cells) */
+  int blo[3], bshift[3], nbins[3];
+  const int64_t *bin_start;
+  const int32_t *bin_grid;
+  const int32_t *bin_exact; /* per bin: the grid whose box contains the whole bin, or -1 */
+  const bf_ploc_grid *grids;
+  int64_t ngrids;
+} bf_ploc_level;
+
+/* What p_locate computes (AMReX's Redistribute / Where).  For each particle
+ * with a valid id (idcpu's sign bit): the position wrapped as AMReX's
+ * enforcePeriodic does with the level-0 values plo/phi/rlo/rhi (round-off
+ * domain) in the directions where is_per, then the finest level in
+ * [lev_min, lev_max] whose grids contain its cell (first grid in BoxArray
+ * order), else lev_min with the grids grown by ngrow (a grid whose box grown
+ * in one direction only contains the cell preferred), then the tile of the
+ * cell in that grid (the cell clamped into the box).  `levels` has
+ * lev_max + 1 entries (those below lev_min unused). */
+typedef struct bf_plocate {
+  int dim;
+  int lev_min, lev_max, ngrow;
+  const bf_ploc_level *levels;
+  double plo[3], phi[3], rlo[3], rhi[3];
+  int is_per[3];
+  bool remove_negative;
+} bf_plocate;
+
+/* Codes of p_locate's dest (int32 per particle): the destination slot
+ * (>= 0, < BF_PDEST_WRAP) or'ed with BF_PDEST_WRAP when the position must be
+ * wrapped (p_wrap does it later), or BF_PDEST_REMOVE (no grid holds the
+ * particle: outside a non-periodic boundary or the grids; or id <= 0 with
+ * remove_negative), BF_PDEST_STAY (id <= 0 without remove_negative: keep it
+ * where it is), BF_PDEST_REMOTE (its grid is on another process). */
+#define BF_PDEST_WRAP 0x40000000
+#define BF_PDEST_SLOT_MASK 0x3FFFFFFF
+#define BF_PDEST_REMOVE (-1)
+#define BF_PDEST_STAY (-2)
+#define BF_PDEST_REMOTE (-3)
+
+/* A run of particles for p_locate / p_wrap: n particles whose coordinate d
+ * is pos[d][i * pstride] and whose idcpu is idcpu[i * istride] (pure SoA:
+ * strides 1; AoS: struct size / 8; idcpu NULL: every particle valid);
+ * dest[i] receives the code.  A shortcut (own_slot >= 0): the particles sit
+ * in tile own_slot on level own_lev whose cells are own_lo..own_hi, and
+ * own_lev is the finest level of the range; a valid particle whose cell lies
+ * in that box and whose position lies inside the round-off domain in the
+ * periodic directions gets own_slot without a lookup (the lookup would give
+ * the same).  own_slot = -1: no shortcut. */
+typedef struct bf_ppart {
+  int64_t n;
+  double *pos[3];
+  int64_t pstride;
+  const uint64_t *idcpu;
+  int64_t istride;
+  int32_t *dest;
+  int32_t own_slot;
+  int own_lev;
+  int own_lo[3], own_hi[3];
+  /* p_wrap only: when `list` is not NULL, only particles list[0..nlist) */
+  const int64_t *list;
+  int64_t nlist;
+} bf_ppart;
+
+/* One copy of particle data: k < n elements of `elem` bytes.
+ *   value != NULL:  dst[k] = *value (fill)
+ *   runs != NULL:   first, when n2 > 0, the movers: dst2[didx[k]] =
+ *                   src[sidx[k]] for k < n2 (sidx increasing); then n runs
+ *                   (start, length) pairs: src[start .. start+length)
+ *                   appended to dst in order; dst may equal src (stable
+ *                   in-place compaction: runs increasing, each written at or
+ *                   below its start).  One pass over a tile's array in
+ *                   cache-sized steps (redistribute).
+ *   otherwise:      dst[didx ? didx[k] : k] = src[sidx ? sidx[k] : k]
+ *                   (dst and src distinct).
+ * Ops of one call are independent (no op writes what another reads or
+ * writes), so they may run concurrently. */
+typedef struct bf_pcopy {
+  void *dst;
+  const void *src;
+  const void *value;
+  size_t elem;
+  int64_t n;
+  const int64_t *didx, *sidx;
+  const int64_t *runs;
+  void *dst2;
+  int64_t n2;
+} bf_pcopy;
+
+/* Counter-based uniform random positions (init_random): coordinate d of
+ * particle i (counter first + i) is lo[d] + u * (hi[d] - lo[d]) with u in
+ * [0, 1) the 53-bit fraction of bf_prng(seed, first + i, d, attempt),
+ * attempt = 0, 1, ... until the value is in [lo[d], hi[d]) and its cell
+ * dlo[d] + floor((x - plo[d]) * dxi[d]) is in [clo[d], chi[d]] (AMReX's
+ * rejection).  Written to pos[d][i] (stride 1). */
+typedef struct bf_prandom {
+  int dim;
+  uint64_t seed; /* the generator's key is bf_prng_key(seed) */
+  int64_t first;
+  double lo[3], hi[3];
+  double plo[3], dxi[3];
+  int dlo[3], clo[3], chi[3];
+} bf_prandom;
+
+/* The generator: splitmix64's output function applied to a counter stream
+ * keyed by the seed: u64 of (seed, counter, d, attempt) =
+ * mix(key(seed) + (4 * counter + d) * golden + attempt * c2), one mix per
+ * coordinate; the same on every backend (device code includes this header). */
+static inline uint64_t bf_prng_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static inline uint64_t bf_prng_key(uint64_t seed) { return bf_prng_mix(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull); }
+static inline uint64_t bf_prng_at(uint64_t key, uint64_t counter, int d, int attempt) {
+  return bf_prng_mix(key + (counter * 4 + (uint64_t)d) * 0x9E3779B97F4A7C15ull + (uint64_t)attempt * 0xD1B54A32D192ED03ull);
+}
+static inline uint64_t bf_prng(uint64_t seed, uint64_t counter, int d, int attempt) {
+  return bf_prng_at(bf_prng_key(seed), counter, d, attempt);
+}
+static inline double bf_prng_unit(uint64_t r) { return (double)(r >> 11) * (1.0 / 9007199254740992.0); }
+
+/* One tile's share of p_random_place. */
+typedef struct bf_pplace {
+  int64_t n;
+  const int64_t *idx;
+  double *pos[3];
+  int64_t pstride;
+  uint64_t *idcpu;
+  int64_t istride;
+} bf_pplace;
+
+/* Work below this many particles (or elements) runs on one thread: waking
+ * the OpenMP team costs more (milliseconds on a loaded machine). */
+#define BF_PARTICLE_PARALLEL_MIN 32768
+
+typedef struct bf_backend_particles {
+  /* dest codes of every particle of the parts (see bf_plocate). */
+  int (*p_locate)(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts);
+  /* Wrap the positions of particles whose dest has BF_PDEST_WRAP, as
+   * p_locate computed them (enforcePeriodic). */
+  int (*p_wrap)(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts);
+  /* The copies (see bf_pcopy). */
+  int (*p_copy)(int64_t nops, const bf_pcopy *ops);
+  /* n random positions (see bf_prandom). */
+  int (*p_random)(const bf_prandom *r, int64_t n, double *const *pos);
+  /* The dest code (p_locate with idcpu NULL) of each of the n random
+   * particles of r, without storing their positions (init_random). */
+  int (*p_random_locate)(const bf_prandom *r, const bf_plocate *loc, int64_t n, int32_t *dest);
+  /* Place random particles of r in tiles: for each part, particles
+   * idx[0..n) (counters r->first + idx[k]) get coordinate d at
+   * pos[d][k * pstride] and idcpu[k * istride] = idcpu0 + (idx[k] << 24)
+   * (consecutive ids); data in the table's memory, idx in host memory. */
+  int (*p_random_place)(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const struct bf_pplace *parts);
+} bf_backend_particles;
+
 typedef struct bf_backend {
   const char *name;
   /* Memory of a kind (bf_arena_kind); blocks 64-byte aligned; true flags of what is returned. */
@@ -175,7 +428,45 @@ typedef struct bf_backend {
   int (*run_elementwise)(void *handle, const bf_kargs *args);
   int (*run_reduce)(void *handle, const bf_kargs *args, bf_kresult *out);
   void (*release)(void *handle);
+  /* ---- device glue (bf_gpu_*, gpu.c), NULL in the host table ------------------
+   * Each returning int sets the error message on failure and returns its code. */
+  const char *device_api;                      /* "CUDA": bf_gpu_backend_name */
+  int (*device_count)(void);                   /* raw count, 0 on any error */
+  int (*device_id)(void);                      /* current device or -1 */
+  void *(*stream)(void);                       /* the backend's stream on the current device (lazy), NULL on error */
+  int (*synchronize)(void);                    /* wait for the backend's stream */
+  int (*copy_sync)(void *dst, const void *src, size_t nbytes); /* any direction, waits */
+  int (*memory_info)(size_t *free_bytes, size_t *total_bytes);
+  int64_t (*alloc_count)(void);                /* arena blocks obtained from the device runtime */
+  bool (*stream_idle)(void);                   /* nothing pending on the backend's stream */
+  int (*stream_wait)(void *consumer);          /* consumer waits for the backend's stream */
+  int (*wait_stream)(void *producer);          /* the backend's stream waits for producer */
+  void (*pointer_info)(const void *ptr, int *kind, int *device); /* BF_GPU_MEMORY_*, device or -1 */
+  bool (*has_free)(size_t nbytes);             /* nbytes more fit in the current device's free memory */
+  /* Particle kernels (see bf_backend_particles; entries may be NULL). */
+  bf_backend_particles particles;
+  /* ---- particle-mesh coupling (particles_mesh.c; every table) -----------------
+   * Deposit every tile's particles into its fab (+= val * weight * scale per
+   * cell of the stencil) / interpolate (val = sum of weight * fab value over
+   * the stencil).  A particle whose stencil does not lie inside its fab's
+   * cells flo..fhi (or whose position is not finite) is skipped and counted
+   * in *nskipped; the others are done.  Returns 0, or 1 with the error set
+   * (device failure).  Data lie in memory the table's kernels reach. */
+  int (*pmesh_deposit)(const bf_pmesh_args *args, int64_t *nskipped);
+  int (*pmesh_interpolate)(const bf_pmesh_args *args, int64_t *nskipped);
 } bf_backend;
+
+/* Registration of a backend: each backend folder defines one
+ * `const bf_backend_provider bf_backend_provider_<name>` (see the top of this
+ * file).  `fill` fills a zeroed table and returns 0, or returns 1 when the
+ * backend cannot be used here (no device, no driver): then the table is
+ * ignored.  The host backend (device false) must always succeed; a device
+ * backend's fill sets the device glue. */
+typedef struct bf_backend_provider {
+  const char *name; /* the folder's name: "cpu", "cuda" */
+  bool device;      /* drives a device (else: the host backend) */
+  int (*fill)(bf_backend *b);
+} bf_backend_provider;
 
 /* What of an element-wise op a grouped list's handle depends on (the
  * conflicts between tasks): reads b, reads c, writes b. */
@@ -211,33 +502,27 @@ const bf_backend *bf_backend_for_arena(const struct bf_arena *arena);
  * memory) sets a BF_ERROR_VALUE message naming `what` and returns NULL. */
 const bf_backend *bf_backend_for_arenas(int n, const struct bf_arena *const *arenas, const char *what);
 
-/* True when a CUDA device is used (the CUDA table exists). */
+/* True when a device backend is used (the device table exists). */
 bool bf_backend_have_gpu(void);
 
-/* Fill `b` with the CPU backend (src/backend/cpu). */
+/* The device table, NULL when no device backend is used. */
+const bf_backend *bf_backend_device(void);
+
+/* Before host code reads or writes memory of table `be` directly (not
+ * through be's functions): for the pinned table, wait for the device's
+ * pending work; otherwise nothing.  Returns 0 or an error code. */
+int bf_backend_host_sync(const bf_backend *be);
+
+/* The CPU backend's fill (src/backend/cpu), also reached through its
+ * provider; backends and tests may use it to get the host kernels. */
 void bf_backend_cpu_fill(bf_backend *b);
 
-/* Fill `b` with the CUDA backend (src/backend/cuda, CUDA builds only).
- * Returns 0 when a device was found and initialized, 1 otherwise (then `b`
- * is untouched). */
-int bf_backend_cuda_fill(bf_backend *b);
-
-/* ---- CUDA glue (src/backend/cuda; defined in CUDA builds only) ----------
- * Each sets the error message on failure and returns its code. */
-int bf_cuda_device_count(void);             /* raw count, 0 on any error */
-int bf_cuda_device_id(void);                /* current device or -1 */
-void *bf_cuda_stream(void);                 /* boxfab's stream on the current device (lazy), NULL on error */
-int bf_cuda_synchronize(void);              /* wait for boxfab's stream */
-int bf_cuda_memcpy(void *dst, const void *src, size_t nbytes); /* any direction, waits */
-int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes);
-int64_t bf_cuda_alloc_count(void);          /* arena blocks obtained from CUDA */
-bool bf_cuda_stream_idle(void);             /* nothing pending on boxfab's stream */
-int bf_cuda_stream_wait(void *consumer);    /* consumer waits for boxfab's stream */
-int bf_cuda_wait_stream(void *producer);    /* boxfab's stream waits for producer */
-void bf_cuda_pointer_info(const void *ptr, int *kind, int *device); /* BF_GPU_MEMORY_*, device or -1 */
+/* The CPU particle kernels (src/backend/cpu/cpu_particles.c); a table
+ * without its own particle entries may use them on host memory. */
+void bf_backend_cpu_particles_fill(bf_backend_particles *p);
 
 /* True when `nbytes` more bytes fit in the free memory of the current device
- * (always true without a GPU). */
+ * (always true without a device). */
 bool bf_backend_device_has_free(size_t nbytes);
 
 #endif

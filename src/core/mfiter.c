@@ -205,3 +205,49 @@ int bf_mfiter_grownnodaltilebox(const bf_mfiter *it, int dir, const bf_intvect *
            dir, it->mf->dim);
   return bf_mfiter_tilebox_ext(it, dir < 0 ? 7u : 1u << dir, ng ? ng : &it->mf->ngrow, box);
 }
+
+int bf_mfiter_create_subset(bf_multifab *mf, bool tiling, const bf_intvect *tilesize, int64_t n, const int64_t *grids,
+                            const int *tiles, bf_mfiter **out) {
+  BF_CHECK(out != NULL && (n == 0 || (grids && tiles)) && n >= 0, BF_ERROR_VALUE, "NULL or negative arguments");
+  bf_mfiter *all = NULL;
+  BF_CALL(bf_mfiter_create(mf, tiling, tilesize, &all));
+  /* first tile of each local fab */
+  int64_t *first = malloc((size_t)(mf->nlocal + 1) * sizeof *first);
+  tile *sel = malloc((size_t)(n > 0 ? n : 1) * sizeof *sel);
+  if (!first || !sel) {
+    free(first), free(sel);
+    bf_mfiter_destroy(&all);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for an MFIter");
+  }
+  for (int64_t li = 0; li <= mf->nlocal; ++li) first[li] = all->ntiles;
+  for (int64_t k = all->ntiles - 1; k >= 0; --k) first[all->tiles[k].li] = k;
+  for (int64_t li = mf->nlocal - 1; li >= 0; --li)
+    if (first[li] > first[li + 1]) first[li] = first[li + 1];
+  int st = BF_SUCCESS;
+  for (int64_t k = 0; k < n && !st; ++k) {
+    int64_t li = bf_multifab_local_index(mf, grids[k]);
+    if (li < 0) {
+      st = bf_error_set(BF_ERROR_INDEX, __func__, "box %lld is not a local box of the MultiFab", (long long)grids[k]);
+      break;
+    }
+    int64_t nt = first[li + 1] - first[li];
+    if (tiles[k] < 0 || tiles[k] >= nt) {
+      st = bf_error_set(BF_ERROR_INDEX, __func__, "tile %d out of range [0, %lld) of box %lld", tiles[k],
+                        (long long)nt, (long long)grids[k]);
+      break;
+    }
+    sel[k] = all->tiles[first[li] + tiles[k]];
+  }
+  free(first);
+  if (st) {
+    free(sel);
+    bf_mfiter_destroy(&all);
+    return st;
+  }
+  free(all->tiles);
+  all->tiles = sel;
+  all->ntiles = n;
+  all->pos = 0;
+  *out = all;
+  return BF_SUCCESS;
+}

@@ -69,6 +69,8 @@ enum bfpy_type_id {
   BFPY_T_SOA,          /* hidden base of StructOfArrays_<...>_<alloc> */
   BFPY_T_PTILE,        /* hidden base of ParticleTile_<S>_<alloc> */
   BFPY_T_PTILEDATA,    /* hidden base of ParticleTileData_<S> */
+  BFPY_T_PC,           /* hidden base of ParticleContainer_<S>_<alloc> and ParticleContainer (bfpy_pc.h) */
+  BFPY_T_PARITER,      /* ParIterBase_<S>_<alloc> / ParConstIterBase_... (MFIter subclasses, bfpy_pc.h) */
   BFPY_NTYPES
 };
 

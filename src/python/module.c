@@ -3,6 +3,7 @@
 
 #include "bfpy.h"
 #include "bfpy_particles.h"
+#include "bfpy_pc.h"
 #include "boxfab_config.h"
 
 PyTypeObject *bfpy_types[BF_SPACEDIM_MAX + 1][BFPY_NTYPES];
@@ -91,6 +92,7 @@ static const char *const bfpy_family_names[BFPY_NTYPES] = {
     [BFPY_T_MFITER] = "MFIter", [BFPY_T_PODVIEW] = "_PODView", [BFPY_T_PODVECTOR] = "PODVector",
     [BFPY_T_PARTICLE] = "Particle", [BFPY_T_PINIT] = "ParticleInitType", [BFPY_T_AOS] = "ArrayOfStructs",
     [BFPY_T_SOA] = "StructOfArrays", [BFPY_T_PTILE] = "ParticleTile", [BFPY_T_PTILEDATA] = "ParticleTileData",
+    [BFPY_T_PC] = "ParticleContainer", [BFPY_T_PARITER] = "ParIter",
 };
 
 const char *bfpy_type_name(int id, int dim) {
@@ -121,7 +123,7 @@ static const bfpy_family_init bfpy_families[] = {
     bfpy_init_intvect, bfpy_init_indextype, bfpy_init_box,     bfpy_init_boxarray,
     bfpy_init_geometry, bfpy_init_vector,   bfpy_init_runtime, bfpy_init_array4,
     bfpy_init_buffer,   bfpy_init_fab,      bfpy_init_multifab, bfpy_init_podvector,
-    bfpy_init_particle, bfpy_init_ptile,
+    bfpy_init_particle, bfpy_init_ptile,    bfpy_init_pc,       bfpy_init_pariter,
 };
 
 static int core_exec(PyObject *core) {

@@ -358,6 +358,8 @@ class Vocab:
         return fab
 
     def make(self, key):
+        if key.startswith("pc:"):  # a defined particle container of class key[3:] (what its ParIter takes)
+            return getattr(self.amr, key[3:])(self.make("geom"), self.make("dm"), self.make("ba"))
         return self.f[key]()
 
 
@@ -582,6 +584,12 @@ def hand_forms(dim, amr):
         T[f"{vec}.remove"] = [F(K("VEC0"))]
         T[f"{vec}.__contains__"] = [F(elem)]
     T.update(hostile_particles.hand_forms(dim, amr, F, K))
+    # particle iterators: a container of their own type and a level
+    for name in dir(amr):
+        m = re.match(r"^Par(Const)?Iter(Base)?_(.+)$", name)
+        if m:
+            T[f"{name}()"] = [F(K("pc:ParticleContainer_" + m.group(3)), 0),
+                              F(K("pc:ParticleContainer_" + m.group(3)), level=0)]
     return T
 
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cpu_pmesh.h"
 #include "boxfab/arena.h"
 
 static int cpu_alloc(int kind, size_t nbytes, void **ptr) {
@@ -43,5 +44,15 @@ void bf_backend_cpu_fill(bf_backend *b) {
   b->elementwise = bf_cpu_elementwise;
   b->reduce = bf_cpu_reduce;
   b->exchange = bf_cpu_exchange;
+  b->pmesh_deposit = bf_cpu_pmesh_deposit;
+  b->pmesh_interpolate = bf_cpu_pmesh_interpolate;
   bf_cpu_elementwise_init();
+  bf_backend_cpu_particles_fill(&b->particles);
 }
+
+/* Registration (src/core/backend.h): the host backend, always usable. */
+static int cpu_provider_fill(bf_backend *b) {
+  bf_backend_cpu_fill(b);
+  return 0;
+}
+const bf_backend_provider bf_backend_provider_cpu = {"cpu", false, cpu_provider_fill};

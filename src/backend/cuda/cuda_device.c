@@ -1,8 +1,9 @@
 /* CUDA backend: devices, boxfab's streams, memory, and the table.
  *
  * The CUDA runtime is linked statically; on a machine without a driver or a
- * device cudaGetDeviceCount fails or reports 0 and bf_backend_cuda_fill says
- * so, leaving everything to the CPU backend. */
+ * device cudaGetDeviceCount fails or reports 0 and the provider's fill says
+ * so, leaving everything to the CPU backend.  The core reaches this file only
+ * through bf_backend_provider_cuda and the table it fills (backend.h). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -19,14 +20,6 @@ static cudaStream_t streams[MAX_DEVICES];
 static pthread_mutex_t stream_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_llong alloc_count;
 static int ndevices;
-
-int bf_cuda_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
-                        const int64_t *group_start);
-int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
-int bf_cuda_prepare(const bf_kargs *args, const bf_klist *list, void **handle);
-int bf_cuda_run_elementwise(void *handle, const bf_kargs *args);
-int bf_cuda_run_reduce(void *handle, const bf_kargs *args, bf_kresult *out);
-void bf_cuda_release(void *handle);
 
 static int cuda_fail(cudaError_t e, const char *what) {
   (void)cudaGetLastError(); /* clear a sticky-free error */
@@ -179,8 +172,8 @@ int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes) {
 
 int64_t bf_cuda_alloc_count(void) { return (int64_t)atomic_load(&alloc_count); }
 
-bool bf_backend_device_has_free(size_t nbytes) {
-  if (!bf_backend_have_gpu()) return true;
+/* The table's has_free (the core asks only when this backend is in use). */
+static bool cu_has_free(size_t nbytes) {
   size_t f = 0;
   if (cudaMemGetInfo(&f, NULL) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -262,7 +255,10 @@ static unsigned cu_flags(int kind) {
   }
 }
 
-int bf_backend_cuda_fill(bf_backend *b) {
+/* Registration (src/core/backend.h): fills the table when a device is found
+ * and initialized, returns 1 otherwise (no driver, no device: the CPU
+ * backend does everything). */
+static int cuda_fill(bf_backend *b) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
     (void)cudaGetLastError(); /* no driver, no device: the CPU backend does everything */
@@ -285,5 +281,22 @@ int bf_backend_cuda_fill(bf_backend *b) {
   b->run_reduce = bf_cuda_run_reduce;
   b->release = bf_cuda_release;
   b->exchange = NULL; /* the core runs ghost-exchange plans as element-wise tasks */
+  b->device_api = "CUDA";
+  b->device_count = bf_cuda_device_count;
+  b->device_id = bf_cuda_device_id;
+  b->stream = bf_cuda_stream;
+  b->synchronize = bf_cuda_synchronize;
+  b->copy_sync = bf_cuda_memcpy;
+  b->memory_info = bf_cuda_memory_info;
+  b->alloc_count = bf_cuda_alloc_count;
+  b->stream_idle = bf_cuda_stream_idle;
+  b->stream_wait = bf_cuda_stream_wait;
+  b->wait_stream = bf_cuda_wait_stream;
+  b->pointer_info = bf_cuda_pointer_info;
+  b->has_free = cu_has_free;
+  b->pmesh_deposit = bf_cuda_pmesh_deposit;
+  b->pmesh_interpolate = bf_cuda_pmesh_interpolate;
   return 0;
 }
+
+const bf_backend_provider bf_backend_provider_cuda = {"cuda", true, cuda_fill};

@@ -18,6 +18,8 @@
 #define BOXFAB_CUDA_IMPL_H
 
 #include <cuda_runtime_api.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend.h"
@@ -90,6 +92,33 @@ static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base, bf_cuda_rpart *re
   s.result = result;
   return s;
 }
+
+/* ---- host glue (cuda_device.c) and the table's kernels (cuda_ops.c) -------
+ * Reached by the core only through the table that bf_backend_provider_cuda
+ * fills (backend.h); declared here for the backend's own files.  Each
+ * returning int sets the error message on failure and returns its code. */
+int bf_cuda_device_count(void);             /* raw count, 0 on any error */
+int bf_cuda_device_id(void);                /* current device or -1 */
+void *bf_cuda_stream(void);                 /* boxfab's stream on the current device (lazy), NULL on error */
+int bf_cuda_synchronize(void);              /* wait for boxfab's stream */
+int bf_cuda_memcpy(void *dst, const void *src, size_t nbytes); /* any direction, waits */
+int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes);
+int64_t bf_cuda_alloc_count(void);          /* arena blocks obtained from CUDA */
+bool bf_cuda_stream_idle(void);             /* nothing pending on boxfab's stream */
+int bf_cuda_stream_wait(void *consumer);    /* consumer waits for boxfab's stream */
+int bf_cuda_wait_stream(void *producer);    /* boxfab's stream waits for producer */
+void bf_cuda_pointer_info(const void *ptr, int *kind, int *device); /* BF_GPU_MEMORY_*, device or -1 */
+
+int bf_cuda_elementwise(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, int64_t ngroups,
+                        const int64_t *group_start);
+int bf_cuda_reduce(const bf_kargs *args, int64_t ntasks, const bf_ktask *tasks, bf_kresult *out);
+int bf_cuda_prepare(const bf_kargs *args, const bf_klist *list, void **handle);
+int bf_cuda_run_elementwise(void *handle, const bf_kargs *args);
+int bf_cuda_run_reduce(void *handle, const bf_kargs *args, bf_kresult *out);
+void bf_cuda_release(void *handle);
+/* particle-mesh coupling (cuda_pmesh.cu) */
+int bf_cuda_pmesh_deposit(const bf_pmesh_args *a, int64_t *nskipped);
+int bf_cuda_pmesh_interpolate(const bf_pmesh_args *a, int64_t *nskipped);
 
 /* Element-wise op g over the pieces (device arrays) on stream s.  Returns a
  * cudaError_t. */
