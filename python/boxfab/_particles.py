@@ -4,6 +4,7 @@ Only composition happens here: every array is made in C (PODVector to_numpy /
 to_cupy are zero-copy views); this file groups them into pyAMReX's named
 tuples, keyed by the component names the C tile carries.
 """
+import operator
 import string
 from collections import namedtuple
 
@@ -19,10 +20,25 @@ def _tuple_type(cls, suffix):
     return t
 
 
+_MAX_COMPS = 1 << 20
+
+
+def _count(n, what):
+    if isinstance(n, bool):
+        raise TypeError(f"{what} must be an int, not bool")
+    n = operator.index(n)
+    if not 0 <= n <= _MAX_COMPS:
+        raise ValueError(f"{what} must be in [0, {_MAX_COMPS}], got {n}")
+    return n
+
+
 def soa_real_comps(self, num_comps, spacedim=3, rotate=True):
     """Names of `num_comps` real components, as pyAMReX: rotate=True gives
     x, y, z, a, b, ..., w, then r0, r1, ...; rotate=False a, ..., w, r0, ...
     `spacedim` is accepted and ignored (as pyAMReX)."""
+    num_comps = _count(num_comps, "num_comps")
+    if isinstance(spacedim, bool) or not isinstance(spacedim, int) or not 1 <= spacedim <= 3:
+        raise TypeError(f"soa_real_comps: spacedim must be an int in [1, 3], not {spacedim!r}")
     names = list(string.ascii_lowercase)
     names = names[-3:] + names[:-3] if rotate else names[:-3]
     if num_comps < len(names):
@@ -32,6 +48,7 @@ def soa_real_comps(self, num_comps, spacedim=3, rotate=True):
 
 def soa_int_comps(self, num_comps):
     """Names of `num_comps` int components: i0, i1, ..."""
+    num_comps = _count(num_comps, "num_comps")
     return ["i" + str(i) for i in range(num_comps)]
 
 

@@ -328,6 +328,7 @@ static int p_comp(PyObject *o, int n, const char *what, int *c) {
     return -1;
   }
   if (bfpy_to_int(o, c, what) < 0) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1; /* e.g. an __index__ that raises */
     PyErr_Clear();
     *c = -1;
   }
@@ -768,7 +769,6 @@ int bfpy_init_particle(PyObject *m, int dim) {
       e->nr = pairs[k][0], e->ni = pairs[k][1];
     }
   }
-  /* Particle_5_2 exists in every module (pyAMReX registers it for the 2_1_3_1 super particle) */
   PyTypeObject *base = bfpy_make_type(NULL, dim, BFPY_T_PARTICLE, "_Particle", &p_base_spec, NULL);
   if (!base) return -1;
   static const char *const axes[] = {"x", "y", "z"};

@@ -82,6 +82,10 @@ PyObject *bfpy_podview_new(bf_podvec *v, PyObject *descr);
 /* numpy / cupy array of a _PODView: a zero-copy view (copy false) or a copy. */
 PyObject *bfpy_podview_to_numpy(PyObject *view, bool copy);
 PyObject *bfpy_podview_to_cupy(PyObject *view, bool copy);
+/* Keep a _PODView in the list *pinned (made when NULL) unless one of the same
+ * storage is there: for objects that hand out interface dicts (a consumer of
+ * those holds the object, not the memory).  0 or -1 with an exception. */
+int bfpy_podview_pin(PyObject **pinned, PyObject *view);
 /* The copy=False argument of to_numpy / to_cupy / to_xp: 0 / 1, or -1 with an exception. */
 int bfpy_copy_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 

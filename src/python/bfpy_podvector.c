@@ -769,6 +769,17 @@ static int pv_setitem(PyObject *self, PyObject *key, PyObject *value) {
 
 static Py_ssize_t pv_len(PyObject *self) { return (Py_ssize_t)bf_podvec_size(PV(self)->v); }
 
+/* The sequence protocol (iteration stops at IndexError). */
+static PyObject *pv_sq_item(PyObject *self, Py_ssize_t i) {
+  if (i < 0 || (int64_t)i >= bf_podvec_size(PV(self)->v)) {
+    PyErr_Format(PyExc_IndexError, "%s index out of range", pv_name(self));
+    return NULL;
+  }
+  unsigned char buf[8];
+  if (bfpy_check(bf_podvec_get(PV(self)->v, (int64_t)i, buf)) < 0) return NULL;
+  return pv_elem(PV(self)->pv, buf);
+}
+
 static PyObject *pv_size(PyObject *self, PyObject *noargs) {
   (void)noargs;
   return PyLong_FromLongLong(bf_podvec_size(PV(self)->v));
@@ -849,16 +860,18 @@ static PyObject *pv_to_host(PyObject *self, PyObject *noargs) {
   return r;
 }
 
-/* Keep `view` (its buffer) as long as this object: a consumer of an interface dict holds us, not the memory. */
-static int pv_pin(PyObject *self, PyObject *view) {
-  pvec_object *o = PV(self);
-  if (!o->pinned && !(o->pinned = PyList_New(0))) return -1;
+int bfpy_podview_pin(PyObject **pinned, PyObject *view) {
   bf_buffer *b = ((pview_object *)view)->buf;
   if (!b) return 0;
-  Py_ssize_t n = PyList_GET_SIZE(o->pinned);
-  if (n > 0 && ((pview_object *)PyList_GET_ITEM(o->pinned, n - 1))->buf == b) return 0;
-  return PyList_Append(o->pinned, view);
+  if (!*pinned && !(*pinned = PyList_New(0))) return -1;
+  Py_ssize_t n = PyList_GET_SIZE(*pinned);
+  for (Py_ssize_t i = 0; i < n; ++i) /* already kept (the same storage as before) */
+    if (((pview_object *)PyList_GET_ITEM(*pinned, i))->buf == b) return 0;
+  return PyList_Append(*pinned, view);
 }
+
+/* Keep `view` (its buffer) as long as this object: a consumer of an interface dict holds us, not the memory. */
+static int pv_pin(PyObject *self, PyObject *view) { return bfpy_podview_pin(&PV(self)->pinned, view); }
 
 static PyObject *pv_interface(PyObject *self, bool cuda) {
   PyObject *view = pview_new(PV(self)->v, NULL);
@@ -1026,6 +1039,7 @@ static PyType_Slot pv_base_slots[] = {
     {Py_mp_ass_subscript, pv_setitem},
     {Py_mp_length, pv_len},
     {Py_sq_length, pv_len},
+    {Py_sq_item, pv_sq_item},
     {Py_bf_getbuffer, pv_getbuffer},
     {0, NULL},
 };

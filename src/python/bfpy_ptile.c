@@ -458,6 +458,13 @@ fail:
   return -1;
 }
 
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
 static PyObject *m_define(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *const names[] = {"", "", "", "", NULL};
   PyObject *a[4];
@@ -477,22 +484,40 @@ static PyObject *m_define(PyObject *self, PyObject *const *args, Py_ssize_t narg
   if (names_arg(a[2], nr0 + nrr, &rseq, &rn, &nrn, "real_names") < 0 ||
       names_arg(a[3], ni0 + nri, &iseq, &in, &nin, "int_names") < 0)
     goto out;
-  /* rename the existing components, then add the new ones with the names that follow */
-  if (bfpy_check(bf_ptile_rename_comps(t, nrn < nr0 ? nrn : nr0, rn, nin < ni0 ? nin : ni0, in)) < 0) goto out;
+  /* rename the existing components, then add the new ones with the names that follow; when
+   * adding fails, the old names come back (nothing changed) */
   {
-    const char **radd = calloc((size_t)nrr + 1, sizeof *radd), **iadd = calloc((size_t)nri + 1, sizeof *iadd);
-    if (!radd || !iadd) {
+    char **oldr = calloc((size_t)nr0 + 1, sizeof *oldr), **oldi = calloc((size_t)ni0 + 1, sizeof *oldi);
+    int ok = oldr && oldi;
+    for (int c = 0; ok && c < nr0; ++c) ok = (oldr[c] = dupstr(bf_ptile_real_comp_name(t, c))) != NULL;
+    for (int c = 0; ok && c < ni0; ++c) ok = (oldi[c] = dupstr(bf_ptile_int_comp_name(t, c))) != NULL;
+    int st = ok ? BF_SUCCESS : BF_ERROR_MEMORY;
+    if (!ok) PyErr_NoMemory();
+    else st = bfpy_check(bf_ptile_rename_comps(t, nrn < nr0 ? nrn : nr0, rn, nin < ni0 ? nin : ni0, in));
+    if (st == 0) {
+      const char **radd = calloc((size_t)nrr + 1, sizeof *radd), **iadd = calloc((size_t)nri + 1, sizeof *iadd);
+      if (!radd || !iadd) {
+        PyErr_NoMemory();
+        st = -1;
+      } else {
+        for (int k = 0; k < nrr; ++k) radd[k] = nr0 + k < nrn ? rn[nr0 + k] : NULL;
+        for (int k = 0; k < nri; ++k) iadd[k] = ni0 + k < nin ? in[ni0 + k] : NULL;
+        st = bfpy_check(bf_ptile_add_comps(t, nrr, radd, nri, iadd));
+      }
       free(radd);
       free(iadd);
-      PyErr_NoMemory();
-      goto out;
+      if (st < 0) { /* restore the names (an exception is already set) */
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        (void)bf_ptile_rename_comps(t, nr0, (const char *const *)oldr, ni0, (const char *const *)oldi);
+        PyErr_Restore(et, ev, tb);
+      }
     }
-    for (int k = 0; k < nrr; ++k) radd[k] = nr0 + k < nrn ? rn[nr0 + k] : NULL;
-    for (int k = 0; k < nri; ++k) iadd[k] = ni0 + k < nin ? in[ni0 + k] : NULL;
-    int st = bf_ptile_add_comps(t, nrr, radd, nri, iadd);
-    free(radd);
-    free(iadd);
-    if (bfpy_check(st) < 0) goto out;
+    for (int c = 0; oldr && c < nr0; ++c) free(oldr[c]);
+    for (int c = 0; oldi && c < ni0; ++c) free(oldi[c]);
+    free(oldr);
+    free(oldi);
+    if (st != 0) goto out;
   }
   ret = Py_NewRef(Py_None);
 out:
@@ -802,11 +827,7 @@ static PyObject *aos_view(PyObject *self) {
   return bfpy_podview_new(aos_vec(self), descr);
 }
 
-static int aos_pin(PyObject *self, PyObject *view) {
-  pt_object *o = PT(self);
-  if (!o->pinned && !(o->pinned = PyList_New(0))) return -1;
-  return PyList_Append(o->pinned, view);
-}
+static int aos_pin(PyObject *self, PyObject *view) { return bfpy_podview_pin(&PT(self)->pinned, view); }
 
 static PyObject *aos_interface(PyObject *self, bool cuda) {
   PyObject *view = aos_view(self);

@@ -56,6 +56,8 @@ import time
 
 import numpy as np
 
+from hostile_particles import is_particle_class, is_representative, state as particle_state
+
 from hostile_tables import (ARRAY4_DTYPES, BINARY_DUNDERS, CHANGE_ALLOWED, EXTRA_ALLOWED, F, HostileError,  # noqa: F401 (re-exported)
                             K, KNOWN, unit_self, ALT_SELF, ALT_SELF_HOSTILE, ELEMENT_HOSTILE, NOT_A_FLOAT, NOT_AN_INT, NOT_RUN, SELF_KEY, UNARY_DUNDERS,
                             VALID_BY_NAME, VALID_BY_TYPE, Vocab, _Mock, hand_forms, hostile_values, int_range, meaningful_range,
@@ -120,6 +122,9 @@ def state(obj):
         return (t, repr(obj), obj.is_valid, obj.index if obj.is_valid else None)
     if t == "Geometry":
         return (t, repr(obj), repr(obj.data()))
+    ps = particle_state(obj)
+    if ps is not None:
+        return ps
     if isinstance(obj, np.ndarray):
         return (t, obj.shape, obj.tobytes())
     if t.startswith("Vector_") or t == "DistributionMapping":
@@ -301,10 +306,12 @@ def discover(amr, dim):
         if not isinstance(cls, type) or id(cls) in seen:
             continue
         seen.add(id(cls))
+        if not is_representative(n):
+            continue   # an allocator variant of a particle class: the same C code as its representative
         owner = "IntVect" if n == f"IntVect{dim}D" else n
         if n in ("IntVect1D", "IntVect2D", "IntVect3D") and n != f"IntVect{dim}D":
             owner = n
-        self_key = SELF_KEY.get(owner, owner if owner.startswith("Array4_") else None)
+        self_key = SELF_KEY.get(owner, owner if owner.startswith("Array4_") or is_particle_class(owner) else None)
         if n == "Config":
             for a in sorted(vars(type(cls))):
                 if not a.startswith("_"):

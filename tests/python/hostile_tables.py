@@ -6,6 +6,7 @@ import math
 import re
 import sys
 
+import hostile_particles
 import numpy as np
 
 
@@ -185,6 +186,11 @@ INT_PARAM = [
     (r"^Array4_uint\.__setitem__$", 1, U32),
     (r"^Array4_(long|longlong)\.__setitem__$", 1, I64), (r"^Array4_(ulong|ulonglong)\.__setitem__$", 1, U64),
     (r"^module\.unpack_(ids|cpus)$", 0, U64),            # a packed 64-bit idcpu
+    (r"^PODVector_uint64_\w+\.(push_back|assign)$", 0, U64),   # uint64 elements
+    (r"^PODVector_uint64_\w+\.(__setitem__|resize)$", 1, U64),
+    (r"^PODVector_uint64_\w+(\(\)|\.__init__|\.resize|\.reserve|\.__getitem__)$", 0, I64),  # sizes, indices
+    (r"^PODVector_\w+(\(\)|\.__init__|\.resize|\.reserve|\.__getitem__|\.__setitem__)$", 0, I64),
+    (r"^Particle_\d+_\d+\.NextID$", 0, I64),            # a particle id (AMReX's Long)
     (r"^i?MultiFab\.__setitem__$", 1, None),             # NumPy assignment (pyAMReX: the same)
 ]
 
@@ -306,6 +312,8 @@ class Vocab:
                 name = f"Array4_{t_}{suffix}"
                 self.f[name + "_empty"] = (lambda name=name: getattr(a, name)())
                 self.f[name + "_comp"] = (lambda name=name: getattr(a, name)(self.make(name), 1, 1))
+        # particle arrays and tiles: one valid object per class (hostile_particles.py)
+        self.f.update(hostile_particles.vocab(a, dim, self.make))
 
     def _ba(self):
         ba = self.amr.BoxArray(self.make("box"))
@@ -581,6 +589,7 @@ def hand_forms(dim, amr):
         if m:
             T[f"{name}()"] = [F(K("pc:ParticleContainer_" + m.group(3)), 0),
                               F(K("pc:ParticleContainer_" + m.group(3)), level=0)]
+    T.update(hostile_particles.hand_forms(dim, amr, F, K))
     return T
 
 
