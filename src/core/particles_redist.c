@@ -132,24 +132,37 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   if (nsrc > 0 && (st = K->p_locate(&loc, nsrc, parts)) != BF_SUCCESS) goto done;
   PT_MARK("locate");
 
-  /* 2. stays, movers, runs */
-  int64_t nmovers = 0, nruns = 0;
+  /* 2. stays, movers, runs, wraps: one pass per tile, writing into arrays
+   * of worst-case size at the tile's particle offset (no counting pass) */
+  int64_t nmovers = 0, nruns = 0, nwraps = 0;
   bool remote = false;
+  bf_arena *host = bf_arena_get(BF_ARENA_CPU);
+  size_t ibytes = (size_t)(ntot > 0 ? ntot : 1) * sizeof(int64_t);
+  if ((st = bf_arena_alloc(host, ibytes, (void **)&mover_idx)) != BF_SUCCESS ||
+      (st = bf_arena_alloc(host, ibytes, (void **)&mover_pos)) != BF_SUCCESS ||
+      (st = bf_arena_alloc(host, 2 * ibytes, (void **)&runs)) != BF_SUCCESS ||
+      (st = bf_arena_alloc(host, ibytes, (void **)&wraps)) != BF_SUCCESS)
+    goto done;
 #pragma omp parallel for schedule(dynamic, 1) reduction(|| : remote) if (ntot > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < nsrc; ++k) {
     src_tile *T = &src[k];
+    int64_t off = T->dest - dest;
+    T->moff = T->roff = T->woff = off;
+    int64_t *mi = mover_idx + off, *ru = runs + 2 * off, *wr = wraps + off;
     int64_t stay = 0, move = 0, r = 0, w = 0;
     bool prev = false;
+    const int32_t own = (int32_t)T->slot;
     for (int64_t i = 0; i < T->n; ++i) {
       int32_t d = T->dest[i];
-      bool s = d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == T->slot);
-      if (d == BF_PDEST_REMOTE) remote = true;
-      w += d >= 0 && (d & BF_PDEST_WRAP);
+      bool s = d == own || d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == own);
+      if (d < 0) remote = remote || d == BF_PDEST_REMOTE;
+      else if (d & BF_PDEST_WRAP) wr[w++] = i;
       if (s) {
         ++stay;
-        if (!prev) ++r;
+        if (!prev) ru[2 * r] = i, ru[2 * r + 1] = 0, ++r;
+        ++ru[2 * (r - 1) + 1];
       } else if (d >= 0) {
-        ++move;
+        mi[move++] = i;
       }
       prev = s;
     }
@@ -161,38 +174,10 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
                       "DistributionMapping must be on rank 0)");
     goto done;
   }
-  int64_t nwraps = 0;
   for (int64_t k = 0; k < nsrc; ++k) {
-    src[k].moff = nmovers, src[k].roff = nruns, src[k].woff = nwraps;
     nmovers += src[k].nmove;
     nwraps += src[k].nwrap;
-    if (src[k].nstay < src[k].n) nruns += src[k].nruns;
-  }
-  mover_idx = xmalloc((size_t)nmovers * sizeof *mover_idx);
-  mover_pos = xmalloc((size_t)nmovers * sizeof *mover_pos);
-  runs = xmalloc((size_t)nruns * 2 * sizeof *runs);
-  wraps = xmalloc((size_t)nwraps * sizeof *wraps);
-  if (!mover_idx || !mover_pos || !runs || !wraps) {
-    st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for redistributing %lld particles", (long long)ntot);
-    goto done;
-  }
-#pragma omp parallel for schedule(dynamic, 1) if (ntot > BF_PARTICLE_PARALLEL_MIN)
-  for (int64_t k = 0; k < nsrc; ++k) {
-    src_tile *T = &src[k];
-    int64_t m = T->moff, r = T->roff, w = T->woff;
-    bool compact = T->nstay < T->n, prev = false;
-    for (int64_t i = 0; i < T->n; ++i) {
-      int32_t d = T->dest[i];
-      if (d >= 0 && (d & BF_PDEST_WRAP)) wraps[w++] = i;
-      bool s = d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == T->slot);
-      if (s && compact) {
-        if (!prev) runs[2 * r] = i, runs[2 * r + 1] = 0, ++r;
-        ++runs[2 * (r - 1) + 1];
-      } else if (!s && d >= 0) {
-        mover_idx[m++] = i;
-      }
-      prev = s;
-    }
+    nruns += src[k].nruns;
   }
   if (getenv("BOXFAB_PARTICLE_TIMES")) fprintf(stderr, "  movers %lld runs %lld nsrc %lld\n", (long long)nmovers, (long long)nruns, (long long)nsrc);
   PT_MARK("movers/runs");
@@ -323,7 +308,15 @@ done:
       if (di[s].created) bf_ptile_destroy(&pc->slots[s]);
   for (int v = 0; v < nv; ++v)
     if (stage[v]) bf_arena_free(pc->arena, stage[v], stage_bytes[v]);
-  free(ops), free(wraps), free(runs), free(mover_pos), free(mover_idx), free(di), free(dest), free(parts), free(src);
+  {
+    bf_arena *h = bf_arena_get(BF_ARENA_CPU);
+    size_t ib = (size_t)(ntot > 0 ? ntot : 1) * sizeof(int64_t);
+    if (mover_idx) bf_arena_free(h, mover_idx, ib);
+    if (mover_pos) bf_arena_free(h, mover_pos, ib);
+    if (runs) bf_arena_free(h, runs, 2 * ib);
+    if (wraps) bf_arena_free(h, wraps, ib);
+  }
+  free(ops), free(di), free(dest), free(parts), free(src);
   return st;
 }
 
