@@ -22,19 +22,30 @@
 #include <stdio.h>
 #include <time.h>
 /* BOXFAB_PARTICLE_TIMES=1: the time of each phase on stderr (tuning). */
-static double pt_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
-#define PT_MARK(name) do { if (getenv("BOXFAB_PARTICLE_TIMES")) { double t_ = pt_now(); fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3); pt_last = t_; } } while (0)
-
+static double pt_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+#define PT_MARK(name)                                                                                                  \
+  do {                                                                                                                 \
+    if (getenv("BOXFAB_PARTICLE_TIMES")) {                                                                             \
+      double t_ = pt_now();                                                                                            \
+      fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3);                                               \
+      pt_last = t_;                                                                                                    \
+    }                                                                                                                  \
+  } while (0)
 
 #define MAXVECS 4096
 
-void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative,
-                   bf_ploc_level *levs, bf_plocate *loc) {
+void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative, bf_ploc_level *levs,
+                   bf_plocate *loc) {
   memset(loc, 0, sizeof *loc);
   int dim = pc->layout.dim;
   loc->dim = dim;
   loc->lev_min = lev_min, loc->lev_max = lev_max, loc->ngrow = ngrow;
-  for (int l = 0; l <= lev_max; ++l) levs[l] = pc->lev[l].loc;
+  for (int l = 0; l <= lev_max; ++l)
+    levs[l] = pc->lev[l].loc;
   loc->levels = levs;
   const bf_geometry *g0 = &pc->lev[0].geom;
   for (int d = 0; d < dim; ++d) {
@@ -52,8 +63,7 @@ static int level_range(const bf_pc *pc, int lev_min, int *lev_max) {
   BF_CHECK(lev_min >= 0 && lev_min < pc->nlev, BF_ERROR_INDEX, "lev_min %d out of range (finest level %d)", lev_min,
            pc->nlev - 1);
   BF_CHECK(*lev_max >= lev_min && *lev_max < pc->nlev, BF_ERROR_INDEX,
-           "lev_max %d out of range [lev_min = %d, finest level %d] (-1: the finest)", *lev_max, lev_min,
-           pc->nlev - 1);
+           "lev_max %d out of range [lev_min = %d, finest level %d] (-1: the finest)", *lev_max, lev_min, pc->nlev - 1);
   return BF_SUCCESS;
 }
 
@@ -61,9 +71,9 @@ static int level_range(const bf_pc *pc, int lev_min, int *lev_max) {
 typedef struct src_tile {
   int64_t slot, n;
   int64_t nstay, nmove, nruns, nwrap;
-  int64_t moff;  /* first mover in the mover arrays */
-  int64_t woff;  /* first entry in the wrap list */
-  int64_t roff;  /* first run in the run array */
+  int64_t moff; /* first mover in the mover arrays */
+  int64_t woff; /* first entry in the wrap list */
+  int64_t roff; /* first run in the run array */
   int32_t *dest;
 } src_tile;
 
@@ -81,7 +91,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   if (pc->nlev == 0) return BF_SUCCESS;
   BF_CALL(level_range(pc, lev_min, &lev_max));
   BF_CHECK(ngrow >= 0, BF_ERROR_VALUE, "nGrow must be >= 0, got %d", ngrow);
-  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_redistribute(h_, lev_min, lev_max, ngrow, local, remove_negative));
+  if (bf_pc_needs_mirror(pc))
+    BF_PC_MIRRORED(pc, true, bf_pc_redistribute(h_, lev_min, lev_max, ngrow, local, remove_negative));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
 
@@ -155,8 +166,10 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
     for (int64_t i = 0; i < T->n; ++i) {
       int32_t d = T->dest[i];
       bool s = d == own || d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == own);
-      if (d < 0) remote = remote || d == BF_PDEST_REMOTE;
-      else if (d & BF_PDEST_WRAP) wr[w++] = i;
+      if (d < 0)
+        remote = remote || d == BF_PDEST_REMOTE;
+      else if (d & BF_PDEST_WRAP)
+        wr[w++] = i;
       if (s) {
         ++stay;
         if (!prev) ru[2 * r] = i, ru[2 * r + 1] = 0, ++r;
@@ -179,7 +192,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
     nwraps += src[k].nwrap;
     nruns += src[k].nruns;
   }
-  if (getenv("BOXFAB_PARTICLE_TIMES")) fprintf(stderr, "  movers %lld runs %lld nsrc %lld\n", (long long)nmovers, (long long)nruns, (long long)nsrc);
+  if (getenv("BOXFAB_PARTICLE_TIMES"))
+    fprintf(stderr, "  movers %lld runs %lld nsrc %lld\n", (long long)nmovers, (long long)nruns, (long long)nsrc);
   PT_MARK("movers/runs");
   /* arrivals per destination slot, in source order */
   for (int64_t k = 0; k < nsrc; ++k) {
@@ -204,7 +218,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
       goto done;
     }
-    for (int64_t s = 0; s < pc->nslots; ++s) fill[s] = di[s].aoff;
+    for (int64_t s = 0; s < pc->nslots; ++s)
+      fill[s] = di[s].aoff;
     for (int64_t k = 0; k < nsrc; ++k)
       for (int64_t m = src[k].moff; m < src[k].moff + src[k].nmove; ++m)
         mover_pos[m] = fill[src[k].dest[mover_idx[m]] & BF_PDEST_SLOT_MASK]++;
@@ -249,7 +264,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   /* 4. wrap, gather movers, compact, resize, append arrivals */
   if (nsrc > 0) {
     bool any_wrap = false;
-    for (int d = 0; d < pc->layout.dim; ++d) any_wrap = any_wrap || loc.is_per[d];
+    for (int d = 0; d < pc->layout.dim; ++d)
+      any_wrap = any_wrap || loc.is_per[d];
     if (any_wrap && nwraps > 0 && (st = K->p_wrap(&loc, nsrc, parts)) != BF_SUCCESS) goto done;
   }
   PT_MARK("wrap");
@@ -265,9 +281,14 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       int n = bf_pc_tile_vecs(pc->slots[src[k].slot], vecs, MAXVECS);
       for (int v = 0; v < n; ++v) {
         void *p = bf_podvec_data(vecs[v]);
-        ops[m++] = (bf_pcopy){.dst = p, .src = p, .elem = bf_podvec_elem_size(vecs[v]),
-                              .n = compact ? src[k].nruns : 0, .runs = compact ? runs + 2 * src[k].roff : no_runs,
-                              .dst2 = stage[v], .n2 = src[k].nmove, .didx = mover_pos + src[k].moff,
+        ops[m++] = (bf_pcopy){.dst = p,
+                              .src = p,
+                              .elem = bf_podvec_elem_size(vecs[v]),
+                              .n = compact ? src[k].nruns : 0,
+                              .runs = compact ? runs + 2 * src[k].roff : no_runs,
+                              .dst2 = stage[v],
+                              .n2 = src[k].nmove,
+                              .didx = mover_pos + src[k].moff,
                               .sidx = mover_idx + src[k].moff};
       }
     }
@@ -292,7 +313,9 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       for (int v = 0; v < n; ++v) {
         size_t e = bf_podvec_elem_size(vecs[v]);
         ops[m++] = (bf_pcopy){.dst = (char *)bf_podvec_data(vecs[v]) + (size_t)before * e,
-                              .src = (char *)stage[v] + (size_t)di[s].aoff * e, .elem = e, .n = di[s].narr};
+                              .src = (char *)stage[v] + (size_t)di[s].aoff * e,
+                              .elem = e,
+                              .n = di[s].narr};
       }
     }
     free(oldsize);
@@ -373,7 +396,8 @@ int bf_pc_insert(bf_pc *pc, int64_t n, const void *const *vecs, const void *cons
   }
   for (int64_t i = 0; i < n; ++i)
     if (dest[i] >= 0) ++cnt[(dest[i] & BF_PDEST_SLOT_MASK) + 1];
-  for (int64_t s = 0; s < pc->nslots; ++s) cnt[s + 1] += cnt[s];
+  for (int64_t s = 0; s < pc->nslots; ++s)
+    cnt[s + 1] += cnt[s];
   {
     int64_t *fill = xmalloc((size_t)(pc->nslots > 0 ? pc->nslots : 1) * sizeof *fill);
     if (!fill) {
@@ -417,8 +441,10 @@ int bf_pc_insert(bf_pc *pc, int64_t n, const void *const *vecs, const void *cons
     for (int v = 0; v < k; ++v) {
       size_t e = bf_podvec_elem_size(pv[v]);
       bf_pcopy op = {.dst = (char *)bf_podvec_data(pv[v]) + (size_t)oldn[s] * e, .elem = e, .n = a};
-      if (consts && consts[v]) op.value = consts[v];
-      else op.src = vecs[v], op.sidx = idx + cnt[s];
+      if (consts && consts[v])
+        op.value = consts[v];
+      else
+        op.src = vecs[v], op.sidx = idx + cnt[s];
       ops[m++] = op;
     }
   }
@@ -437,8 +463,8 @@ int bf_pc_add_particles_at_level(bf_pc *pc, const bf_ptile *srct, int lev, int n
   BF_CHECK(srct != NULL, BF_ERROR_VALUE, "NULL particle tile");
   BF_CHECK(lev >= 0 && lev < pc->nlev, BF_ERROR_INDEX, "level %d out of range (finest level %d)", lev, pc->nlev - 1);
   const bf_playout *a = bf_ptile_layout(srct), *b = &pc->layout;
-  BF_CHECK(a->dim == b->dim && a->pure_soa == b->pure_soa && a->nsr == b->nsr && a->nsi == b->nsi &&
-               a->nar == b->nar && a->nai == b->nai,
+  BF_CHECK(a->dim == b->dim && a->pure_soa == b->pure_soa && a->nsr == b->nsr && a->nsi == b->nsi && a->nar == b->nar &&
+               a->nai == b->nai,
            BF_ERROR_TYPE, "the particle tile has another layout than the container");
   BF_CHECK(bf_ptile_num_runtime_real_comps(srct) == bf_pc_num_runtime_real_comps(pc) &&
                bf_ptile_num_runtime_int_comps(srct) == bf_pc_num_runtime_int_comps(pc),
