@@ -17,6 +17,7 @@ def to_df(self, local=True, comm=None, root_rank=0):
     MPI): the concatenation of this process's frames, None when there is no
     particle.  local=False with MPI: gathered to root_rank through mpi4py
     (comm defaults to COMM_WORLD); other ranks get None."""
+    nlev = self.finest_level + 1  # RuntimeError after finalize(), before anything else
     import pandas as pd
 
     from boxfab import _core
@@ -24,7 +25,7 @@ def to_df(self, local=True, comm=None, root_rank=0):
     if local is False and not _core.space1d.Config.have_mpi:
         local = True
     frames = []
-    for lvl in range(self.finest_level + 1):
+    for lvl in range(nlev):
         for pti in self.const_iterator(self, level=lvl):
             if pti.size == 0:
                 continue

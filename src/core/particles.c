@@ -17,7 +17,8 @@
 
 static void pc_free(bf_object *o) {
   bf_pc *pc = (bf_pc *)o;
-  for (int64_t s = 0; s < pc->nslots; ++s) bf_ptile_destroy(&pc->slots[s]);
+  for (int64_t s = 0; s < pc->nslots; ++s)
+    bf_ptile_destroy(&pc->slots[s]);
   free(pc->slots);
   bf_pc_free_levels(pc);
   bf_ptile_destroy(&pc->proto);
@@ -84,7 +85,8 @@ int bf_pc_ref_ratio(const bf_pc *pc, int lev, int *ratio) {
   BF_CALL(bf_pc_check(pc));
   BF_CHECK(lev >= 0 && lev + 1 < pc->nlev, BF_ERROR_INDEX, "no refinement ratio from level %d (finest level %d)", lev,
            pc->nlev - 1);
-  for (int d = 0; d < pc->layout.dim; ++d) ratio[d] = pc->lev[lev].ratio[d];
+  for (int d = 0; d < pc->layout.dim; ++d)
+    ratio[d] = pc->lev[lev].ratio[d];
   return BF_SUCCESS;
 }
 
@@ -123,7 +125,8 @@ static int build_bins(pc_level *L, int dim) {
         int64_t len = (int64_t)G->hi[d] - G->lo[d] + 1;
         if (len < minlen) minlen = (int)len;
       }
-      while (sh[d] < 30 && ((int64_t)1 << (sh[d] + 1)) <= minlen) ++sh[d];
+      while (sh[d] < 30 && ((int64_t)1 << (sh[d] + 1)) <= minlen)
+        ++sh[d];
     }
     int64_t cap = 8 * n + 64;
     for (;;) {
@@ -146,7 +149,8 @@ static int build_bins(pc_level *L, int dim) {
   for (int pass = 0; pass < 2; ++pass) {
     int64_t *fill = NULL;
     if (pass == 1) {
-      for (int64_t b = 0; b < nbins; ++b) start[b + 1] += start[b];
+      for (int64_t b = 0; b < nbins; ++b)
+        start[b + 1] += start[b];
       L->bin_grid = malloc((size_t)(start[nbins] > 0 ? start[nbins] : 1) * sizeof *L->bin_grid);
       fill = malloc((size_t)nbins * sizeof *fill);
       if (!L->bin_grid || !fill) {
@@ -167,8 +171,10 @@ static int build_bins(pc_level *L, int dim) {
         for (int j = lo[1]; j <= hi[1]; ++j)
           for (int i = lo[0]; i <= hi[0]; ++i) {
             int64_t b = i + (int64_t)nb[0] * (j + (int64_t)nb[1] * k);
-            if (pass == 0) ++start[b + 1];
-            else L->bin_grid[fill[b]++] = (int32_t)g;
+            if (pass == 0)
+              ++start[b + 1];
+            else
+              L->bin_grid[fill[b]++] = (int32_t)g;
           }
     }
     free(fill);
@@ -197,7 +203,8 @@ static int build_bins(pc_level *L, int dim) {
     P->dlo[d] = L->geom.domain.lo[d];
     P->dhi[d] = L->geom.domain.hi[d];
   }
-  for (int d = 0; d < 3; ++d) P->blo[d] = blo[d], P->bshift[d] = sh[d], P->nbins[d] = nb[d];
+  for (int d = 0; d < 3; ++d)
+    P->blo[d] = blo[d], P->bshift[d] = sh[d], P->nbins[d] = nb[d];
   P->bin_start = L->bin_start;
   P->bin_grid = L->bin_grid;
   P->bin_exact = L->bin_exact;
@@ -312,7 +319,8 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
     tmp.lev[l].geom = geoms[l];
     tmp.lev[l].ba = bf_boxarray_retain(bas[l]);
     tmp.lev[l].dm = bf_distmap_retain(dms[l]);
-    for (int d = 0; d < 3; ++d) tmp.lev[l].ratio[d] = (l + 1 < nlev && d < dim) ? ref_ratio[l * dim + d] : 1;
+    for (int d = 0; d < 3; ++d)
+      tmp.lev[l].ratio[d] = (l + 1 < nlev && d < dim) ? ref_ratio[l * dim + d] : 1;
   }
   int st = bf_pc_build_slots(&tmp);
   if (st) {
@@ -320,7 +328,8 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
     free(tmp.slots);
     return st;
   }
-  for (int64_t s = 0; s < pc->nslots; ++s) bf_ptile_destroy(&pc->slots[s]);
+  for (int64_t s = 0; s < pc->nslots; ++s)
+    bf_ptile_destroy(&pc->slots[s]);
   free(pc->slots);
   bf_pc_free_levels(pc);
   pc->nlev = nlev;
@@ -349,7 +358,8 @@ int bf_pc_set_tiling(bf_pc *pc, bool tiling, const bf_intvect *tilesize) {
   pc->tiling = tiling;
   pc->tilesize = ts;
   if (pc->nlev > 0) {
-    for (int64_t s = 0; s < pc->nslots; ++s) bf_ptile_destroy(&pc->slots[s]);
+    for (int64_t s = 0; s < pc->nslots; ++s)
+      bf_ptile_destroy(&pc->slots[s]);
     int st = bf_pc_build_slots(pc);
     if (st) {
       pc->tiling = old_tiling, pc->tilesize = old_ts;
@@ -417,10 +427,12 @@ int bf_pc_new_tile(bf_pc *pc, bf_ptile **out) {
     const char **rn = calloc((size_t)nrr + 1, sizeof *rn), **in = calloc((size_t)nri + 1, sizeof *in);
     int nr0 = bf_ptile_num_real_comps(pc->proto) - nrr, ni0 = bf_ptile_num_int_comps(pc->proto) - nri;
     if (!rn || !in) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    for (int c = 0; !st && c < nrr; ++c) rn[c] = bf_ptile_real_comp_name(pc->proto, nr0 + c);
-    for (int c = 0; !st && c < nri; ++c) in[c] = bf_ptile_int_comp_name(pc->proto, ni0 + c);
+    for (int c = 0; !st && c < nrr; ++c)
+      rn[c] = bf_ptile_real_comp_name(pc->proto, nr0 + c);
+    for (int c = 0; !st && c < nri; ++c)
+      in[c] = bf_ptile_int_comp_name(pc->proto, ni0 + c);
     /* temporary names for the run-time ones first: a compile-time name may be renamed to one of them */
-    char (*tr)[32] = NULL;
+    char(*tr)[32] = NULL;
     if (!st) {
       tr = calloc((size_t)(nrr + nri) + 1, sizeof *tr);
       if (!tr) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
@@ -428,8 +440,10 @@ int bf_pc_new_tile(bf_pc *pc, bf_ptile **out) {
     if (!st) {
       const char **rt = calloc((size_t)nrr + 1, sizeof *rt), **it = calloc((size_t)nri + 1, sizeof *it);
       if (!rt || !it) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-      for (int c = 0; !st && c < nrr; ++c) snprintf(tr[c], 32, "\x02r%d", c), rt[c] = tr[c];
-      for (int c = 0; !st && c < nri; ++c) snprintf(tr[nrr + c], 32, "\x02i%d", c), it[c] = tr[nrr + c];
+      for (int c = 0; !st && c < nrr; ++c)
+        snprintf(tr[c], 32, "\x02r%d", c), rt[c] = tr[c];
+      for (int c = 0; !st && c < nri; ++c)
+        snprintf(tr[nrr + c], 32, "\x02i%d", c), it[c] = tr[nrr + c];
       if (!st) st = bf_ptile_add_comps(t, nrr, rt, nri, it);
       free(rt), free(it);
     }
@@ -477,12 +491,13 @@ int bf_pc_add_int_comp(bf_pc *pc, const char *name, bool communicate) {
 static int rename_comp(bf_pc *pc, bool real, int comp, const char *name) {
   BF_CALL(bf_pc_check(pc));
   int n = real ? bf_pc_num_real_comps(pc) : bf_pc_num_int_comps(pc);
-  BF_CHECK(comp >= 0 && comp < n, BF_ERROR_INDEX, "%s component %d out of range [0, %d)", real ? "real" : "int",
-           comp, n);
+  BF_CHECK(comp >= 0 && comp < n, BF_ERROR_INDEX, "%s component %d out of range [0, %d)", real ? "real" : "int", comp,
+           n);
   BF_CHECK(name && name[0], BF_ERROR_VALUE, "a component name must not be empty");
   int other = real ? bf_pc_real_comp_index(pc, name) : bf_pc_int_comp_index(pc, name);
   BF_CHECK(other < 0 || other == comp, BF_ERROR_VALUE, "the container already has a component named '%s'", name);
-  BF_CALL(real ? bf_ptile_set_real_comp_name(pc->proto, comp, name) : bf_ptile_set_int_comp_name(pc->proto, comp, name));
+  BF_CALL(real ? bf_ptile_set_real_comp_name(pc->proto, comp, name)
+               : bf_ptile_set_int_comp_name(pc->proto, comp, name));
   for (int64_t s = 0; s < pc->nslots; ++s)
     if (pc->slots[s])
       BF_CALL(real ? bf_ptile_set_real_comp_name(pc->slots[s], comp, name)
@@ -533,8 +548,7 @@ int bf_pc_tiles(const bf_pc *pc, int lev, bool nonempty_only, bf_pc_tileref *ref
   int64_t m = 0;
   for (int64_t s = 0; s < L->nslots; ++s) {
     bf_ptile *t = pc->slots[L->base + s];
-    if (!t || (nonempty_only && bf_ptile_size(t) == 0))
-      continue;
+    if (!t || (nonempty_only && bf_ptile_size(t) == 0)) continue;
     if (refs && m < cap) refs[m] = (bf_pc_tileref){L->slot_grid[s], L->slot_tile[s], t};
     ++m;
   }
@@ -557,8 +571,10 @@ int bf_pc_tile_vecs(const bf_ptile *t, bf_podvec **vecs, int cap) {
   int n = 0;
   if (bf_ptile_aos(t) && n < cap) vecs[n++] = bf_ptile_aos(t);
   if (bf_ptile_idcpu(t) && n < cap) vecs[n++] = bf_ptile_idcpu(t);
-  for (int c = 0; c < bf_ptile_num_real_comps(t) && n < cap; ++c) vecs[n++] = bf_ptile_real(t, c);
-  for (int c = 0; c < bf_ptile_num_int_comps(t) && n < cap; ++c) vecs[n++] = bf_ptile_int(t, c);
+  for (int c = 0; c < bf_ptile_num_real_comps(t) && n < cap; ++c)
+    vecs[n++] = bf_ptile_real(t, c);
+  for (int c = 0; c < bf_ptile_num_int_comps(t) && n < cap; ++c)
+    vecs[n++] = bf_ptile_int(t, c);
   return n;
 }
 
@@ -568,14 +584,16 @@ void bf_pc_tile_part(const bf_pc *pc, const bf_ptile *t, bf_ppart *part) {
   const bf_playout *lay = &pc->layout;
   part->n = bf_ptile_size(t);
   if (lay->pure_soa) {
-    for (int d = 0; d < lay->dim; ++d) part->pos[d] = bf_podvec_data(bf_ptile_real(t, d));
+    for (int d = 0; d < lay->dim; ++d)
+      part->pos[d] = bf_podvec_data(bf_ptile_real(t, d));
     part->pstride = 1;
     part->idcpu = bf_podvec_data(bf_ptile_idcpu(t));
     part->istride = 1;
   } else {
     char *base = bf_podvec_data(bf_ptile_aos(t));
     size_t ss = bf_playout_struct_size(lay);
-    for (int d = 0; d < lay->dim; ++d) part->pos[d] = base ? (double *)(void *)(base + 8 * d) : NULL;
+    for (int d = 0; d < lay->dim; ++d)
+      part->pos[d] = base ? (double *)(void *)(base + 8 * d) : NULL;
     part->pstride = (int64_t)(ss / 8);
     part->idcpu = base ? (const uint64_t *)(const void *)(base + bf_playout_idcpu_offset(lay)) : NULL;
     part->istride = (int64_t)(ss / 8);
@@ -623,8 +641,10 @@ int bf_pc_mirror(const bf_pc *pc, bf_pc **out) {
   /* the components and names */
   int nrr = bf_pc_num_runtime_real_comps(pc), nri = bf_pc_num_runtime_int_comps(pc);
   int nr0 = bf_pc_num_real_comps(pc) - nrr, ni0 = bf_pc_num_int_comps(pc) - nri;
-  for (int c = 0; !st && c < nrr; ++c) st = bf_pc_add_real_comp(h, bf_pc_real_comp_name(pc, nr0 + c), true);
-  for (int c = 0; !st && c < nri; ++c) st = bf_pc_add_int_comp(h, bf_pc_int_comp_name(pc, ni0 + c), true);
+  for (int c = 0; !st && c < nrr; ++c)
+    st = bf_pc_add_real_comp(h, bf_pc_real_comp_name(pc, nr0 + c), true);
+  for (int c = 0; !st && c < nri; ++c)
+    st = bf_pc_add_int_comp(h, bf_pc_int_comp_name(pc, ni0 + c), true);
   for (int c = 0; !st && c < nr0; ++c)
     if (strcmp(bf_pc_real_comp_name(h, c), bf_pc_real_comp_name(pc, c)) != 0)
       st = bf_pc_set_real_comp_name(h, c, bf_pc_real_comp_name(pc, c));
@@ -639,7 +659,8 @@ int bf_pc_mirror(const bf_pc *pc, bf_pc **out) {
     int dim = pc->layout.dim;
     for (int l = 0; l < pc->nlev; ++l) {
       geoms[l] = pc->lev[l].geom, bas[l] = pc->lev[l].ba, dms[l] = pc->lev[l].dm;
-      for (int d = 0; d < dim; ++d) ratio[l * dim + d] = pc->lev[l].ratio[d];
+      for (int d = 0; d < dim; ++d)
+        ratio[l * dim + d] = pc->lev[l].ratio[d];
     }
     st = bf_pc_define(h, pc->nlev, geoms, bas, dms, ratio);
   }
@@ -791,7 +812,8 @@ int bf_pc_num_particles_in_grid(const bf_pc *pc, int lev, bool only_valid, bool 
   BF_CALL(bf_pc_check(pc));
   BF_CHECK(lev >= 0 && lev < pc->nlev, BF_ERROR_INDEX, "level %d out of range (finest level %d)", lev, pc->nlev - 1);
   BF_CHECK(counts != NULL || pc->lev[lev].ngrids == 0, BF_ERROR_VALUE, "NULL result pointer");
-  for (int64_t g = 0; g < pc->lev[lev].ngrids; ++g) counts[g] = 0;
+  for (int64_t g = 0; g < pc->lev[lev].ngrids; ++g)
+    counts[g] = 0;
   return level_counts(pc, lev, only_valid, counts, NULL);
 }
 
@@ -816,7 +838,8 @@ int bf_pc_bytes(const bf_pc *pc, int64_t *used, int64_t *capacity) {
 
 int bf_pc_clear(bf_pc *pc) {
   BF_CALL(bf_pc_check(pc));
-  for (int64_t s = 0; s < pc->nslots; ++s) bf_ptile_destroy(&pc->slots[s]);
+  for (int64_t s = 0; s < pc->nslots; ++s)
+    bf_ptile_destroy(&pc->slots[s]);
   return BF_SUCCESS;
 }
 
@@ -824,13 +847,15 @@ int bf_pc_remove_at_level(bf_pc *pc, int lev) {
   BF_CALL(bf_pc_check(pc));
   BF_CHECK(lev >= 0 && lev < pc->nlev, BF_ERROR_INDEX, "level %d out of range (finest level %d)", lev, pc->nlev - 1);
   const pc_level *L = &pc->lev[lev];
-  for (int64_t s = 0; s < L->nslots; ++s) bf_ptile_destroy(&pc->slots[L->base + s]);
+  for (int64_t s = 0; s < L->nslots; ++s)
+    bf_ptile_destroy(&pc->slots[L->base + s]);
   return BF_SUCCESS;
 }
 
 int bf_pc_remove_not_at_finest(bf_pc *pc) {
   BF_CALL(bf_pc_check(pc));
-  for (int l = 0; l + 1 < pc->nlev; ++l) BF_CALL(bf_pc_remove_at_level(pc, l));
+  for (int l = 0; l + 1 < pc->nlev; ++l)
+    BF_CALL(bf_pc_remove_at_level(pc, l));
   return BF_SUCCESS;
 }
 

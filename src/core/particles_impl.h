@@ -17,13 +17,13 @@ typedef struct pc_level {
   bf_geometry geom;
   bf_boxarray *ba;
   bf_distmap *dm;
-  int ratio[3];          /* to level + 1 */
+  int ratio[3]; /* to level + 1 */
   int64_t ngrids;
-  bf_ploc_grid *grids;   /* [ngrids] */
-  int64_t base, nslots;  /* slots of this level */
-  int64_t *slot_grid;    /* [nslots]: grid of each slot */
-  int *slot_tile;        /* [nslots]: tile number of each slot */
-  int64_t *bin_start;    /* locator bins (bf_ploc_level) */
+  bf_ploc_grid *grids;  /* [ngrids] */
+  int64_t base, nslots; /* slots of this level */
+  int64_t *slot_grid;   /* [nslots]: grid of each slot */
+  int *slot_tile;       /* [nslots]: tile number of each slot */
+  int64_t *bin_start;   /* locator bins (bf_ploc_level) */
   int32_t *bin_grid;
   int32_t *bin_exact;
   bf_ploc_level loc;
@@ -40,8 +40,8 @@ struct bf_pc {
   int nlev;
   pc_level lev[BF_PC_MAX_LEVELS];
   int64_t nslots;
-  bf_ptile **slots;      /* [nslots] */
-  bf_ptile *proto;       /* empty tile holding the components and their names */
+  bf_ptile **slots; /* [nslots] */
+  bf_ptile *proto;  /* empty tile holding the components and their names */
 };
 
 /* Build the slot tables and locators of the levels (after define or a tiling
@@ -69,14 +69,14 @@ int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, i
 
 /* Run `call` (an expression using the host container `h_`) on a mirror of pc
  * and write back (write = true) or not. */
-#define BF_PC_MIRRORED(pc, write, call)                                                                              \
-  do {                                                                                                               \
-    bf_pc *h_ = NULL;                                                                                                \
-    BF_CALL(bf_pc_mirror((pc), &h_));                                                                                \
-    int st_ = (call);                                                                                                \
-    if (!st_ && (write)) st_ = bf_pc_writeback((bf_pc *)(uintptr_t)(pc), h_);                                                            \
-    bf_pc_destroy(&h_);                                                                                              \
-    return st_;                                                                                                      \
+#define BF_PC_MIRRORED(pc, write, call)                                                                                \
+  do {                                                                                                                 \
+    bf_pc *h_ = NULL;                                                                                                  \
+    BF_CALL(bf_pc_mirror((pc), &h_));                                                                                  \
+    int st_ = (call);                                                                                                  \
+    if (!st_ && (write)) st_ = bf_pc_writeback((bf_pc *)(uintptr_t)(pc), h_);                                          \
+    bf_pc_destroy(&h_);                                                                                                \
+    return st_;                                                                                                        \
   } while (0)
 
 /* The particle kernels for the container's memory (CPU kernels for host

@@ -13,9 +13,19 @@
 #include <stdio.h>
 #include <time.h>
 /* BOXFAB_PARTICLE_TIMES=1: the time of each phase on stderr (tuning). */
-static double pt_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
-#define PT_MARK(name) do { if (getenv("BOXFAB_PARTICLE_TIMES")) { double t_ = pt_now(); fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3); pt_last = t_; } } while (0)
-
+static double pt_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+#define PT_MARK(name)                                                                                                  \
+  do {                                                                                                                 \
+    if (getenv("BOXFAB_PARTICLE_TIMES")) {                                                                             \
+      double t_ = pt_now();                                                                                            \
+      fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3);                                               \
+      pt_last = t_;                                                                                                    \
+    }                                                                                                                  \
+  } while (0)
 
 #define MAXVECS 4096
 
@@ -35,7 +45,8 @@ int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, i
   for (int64_t k = 0; k < nch; ++k) {
     int64_t *ck = c + k * (ns + 1);
     int64_t i1 = (k + 1) * per < n ? (k + 1) * per : n;
-    for (int64_t i = k * per; i < i1; ++i) ++ck[dest[i] & BF_PDEST_SLOT_MASK];
+    for (int64_t i = k * per; i < i1; ++i)
+      ++ck[dest[i] & BF_PDEST_SLOT_MASK];
   }
   /* offsets: slot-major, chunk-minor */
   int64_t off = 0;
@@ -52,7 +63,8 @@ int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, i
   for (int64_t k = 0; k < nch; ++k) {
     int64_t *ck = c + k * (ns + 1);
     int64_t i1 = (k + 1) * per < n ? (k + 1) * per : n;
-    for (int64_t i = k * per; i < i1; ++i) idx[ck[dest[i] & BF_PDEST_SLOT_MASK]++] = i;
+    for (int64_t i = k * per; i < i1; ++i)
+      idx[ck[dest[i] & BF_PDEST_SLOT_MASK]++] = i;
   }
   free(c);
   return BF_SUCCESS;
@@ -62,13 +74,13 @@ int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, i
  * matching constant (NULL: zero) is used. */
 typedef struct staged {
   int64_t n;
-  double *pos[3];              /* n each, required */
-  const uint64_t *idcpu;       /* n, required */
-  const double *const *real;   /* per SoA real component (pure SoA: entries < dim ignored) */
-  const double *real_const;    /* per compile-time SoA real */
-  const int32_t *const *ints;  /* per SoA int component */
-  const int32_t *int_const;    /* per compile-time SoA int */
-  const double *const *sreal;  /* per struct real */
+  double *pos[3];             /* n each, required */
+  const uint64_t *idcpu;      /* n, required */
+  const double *const *real;  /* per SoA real component (pure SoA: entries < dim ignored) */
+  const double *real_const;   /* per compile-time SoA real */
+  const int32_t *const *ints; /* per SoA int component */
+  const int32_t *int_const;   /* per compile-time SoA int */
+  const double *const *sreal; /* per struct real */
   const double *sreal_const;
   const int32_t *const *sint;
   const int32_t *sint_const;
@@ -90,7 +102,8 @@ static int stage_vecs(const bf_pc *pc, const staged *S, const void **vecs, const
 #pragma omp parallel for schedule(static) if (S->n > BF_PARTICLE_PARALLEL_MIN)
     for (int64_t i = 0; i < S->n; ++i) {
       char *p = a + (size_t)i * ss;
-      for (int d = 0; d < L->dim; ++d) memcpy(p + 8 * d, &S->pos[d][i], 8);
+      for (int d = 0; d < L->dim; ++d)
+        memcpy(p + 8 * d, &S->pos[d][i], 8);
       for (int c = 0; c < L->nsr; ++c) {
         double x = S->sreal && S->sreal[c] ? S->sreal[c][i] : S->sreal_const ? S->sreal_const[c] : 0.0;
         memcpy(p + 8 * (size_t)(L->dim + c), &x, 8);
@@ -108,16 +121,23 @@ static int stage_vecs(const bf_pc *pc, const staged *S, const void **vecs, const
   }
   for (int c = 0; c < nr; ++c, ++v) {
     vecs[v] = NULL, consts[v] = NULL;
-    if (L->pure_soa && c < L->dim) vecs[v] = S->pos[c];
-    else if (S->real && S->real[c]) vecs[v] = S->real[c];
-    else if (S->real_const && c < L->nar) consts[v] = &S->real_const[c];
-    else consts[v] = &zero64;
+    if (L->pure_soa && c < L->dim)
+      vecs[v] = S->pos[c];
+    else if (S->real && S->real[c])
+      vecs[v] = S->real[c];
+    else if (S->real_const && c < L->nar)
+      consts[v] = &S->real_const[c];
+    else
+      consts[v] = &zero64;
   }
   for (int c = 0; c < ni; ++c, ++v) {
     vecs[v] = NULL, consts[v] = NULL;
-    if (S->ints && S->ints[c]) vecs[v] = S->ints[c];
-    else if (S->int_const && c < L->nai) consts[v] = &S->int_const[c];
-    else consts[v] = &zero64;
+    if (S->ints && S->ints[c])
+      vecs[v] = S->ints[c];
+    else if (S->int_const && c < L->nai)
+      consts[v] = &S->int_const[c];
+    else
+      consts[v] = &zero64;
   }
   return BF_SUCCESS;
 }
@@ -145,7 +165,8 @@ static int locate_staged(bf_pc *pc, int lev_min, int lev_max, staged *S, int32_t
   bf_ppart part;
   memset(&part, 0, sizeof part);
   part.n = S->n;
-  for (int d = 0; d < pc->layout.dim; ++d) part.pos[d] = S->pos[d];
+  for (int d = 0; d < pc->layout.dim; ++d)
+    part.pos[d] = S->pos[d];
   part.pstride = 1;
   part.idcpu = NULL;
   part.dest = dest;
@@ -159,7 +180,8 @@ static int locate_staged(bf_pc *pc, int lev_min, int lev_max, staged *S, int32_t
                lev_max, dest[i] == BF_PDEST_REMOTE ? " on this process" : " (outside the domain or the BoxArray)");
     }
   BF_CALL(H->p_wrap(&loc, 1, &part));
-  for (int64_t i = 0; i < S->n; ++i) dest[i] &= BF_PDEST_SLOT_MASK;
+  for (int64_t i = 0; i < S->n; ++i)
+    dest[i] &= BF_PDEST_SLOT_MASK;
   return BF_SUCCESS;
 }
 
@@ -170,7 +192,8 @@ static int new_idcpus(bf_pc *pc, int64_t n, uint64_t *idcpu) {
   uint64_t v0 = 0;
   BF_CALL(bf_idcpu_pack(first, bf_parallel_myproc(), &v0));
 #pragma omp parallel for schedule(static) if (n > BF_PARTICLE_PARALLEL_MIN)
-  for (int64_t i = 0; i < n; ++i) idcpu[i] = v0 + ((uint64_t)i << 24);
+  for (int64_t i = 0; i < n; ++i)
+    idcpu[i] = v0 + ((uint64_t)i << 24);
   return BF_SUCCESS;
 }
 
@@ -188,7 +211,8 @@ static int add_generated(bf_pc *pc, staged *S, const bf_pinit *init, const char 
   int st = BF_SUCCESS;
   int32_t *dest = malloc((size_t)(S->n > 0 ? S->n : 1) * sizeof *dest);
   uint64_t *idcpu = malloc((size_t)(S->n > 0 ? S->n : 1) * sizeof *idcpu);
-  if (!dest || !idcpu) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for %lld particles", (long long)S->n);
+  if (!dest || !idcpu)
+    st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for %lld particles", (long long)S->n);
   if (!st) st = locate_staged(pc, 0, pc->nlev - 1, S, dest, what);
   if (!st) st = new_idcpus(pc, S->n, idcpu);
   if (!st) {
@@ -208,7 +232,8 @@ static int alloc_pos(int dim, int64_t n, staged *S) {
   for (int d = 0; d < dim; ++d) {
     S->pos[d] = malloc(bytes);
     if (!S->pos[d]) {
-      for (int e = 0; e < d; ++e) free(S->pos[e]);
+      for (int e = 0; e < d; ++e)
+        free(S->pos[e]);
       BF_ERROR(BF_ERROR_MEMORY, "out of memory for %lld particles", (long long)n);
     }
   }
@@ -216,7 +241,8 @@ static int alloc_pos(int dim, int64_t n, staged *S) {
 }
 
 static void free_pos(int dim, staged *S) {
-  for (int d = 0; d < dim; ++d) free(S->pos[d]);
+  for (int d = 0; d < dim; ++d)
+    free(S->pos[d]);
 }
 
 static void prandom_level0(const bf_pc *pc, bf_prandom *r) {
@@ -272,9 +298,9 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
     for (int64_t i = 0; i < n && bad < 0; ++i)
       if (dest[i] < 0) bad = i;
     if (bad >= 0)
-      st = bf_error_set(BF_ERROR_VALUE, __func__, "init_random: particle %lld lies in no grid of the container%s",
-                        (long long)bad,
-                        dest[bad] == BF_PDEST_REMOTE ? " on this process" : " (the BoxArray does not cover the domain)");
+      st = bf_error_set(
+          BF_ERROR_VALUE, __func__, "init_random: particle %lld lies in no grid of the container%s", (long long)bad,
+          dest[bad] == BF_PDEST_REMOTE ? " on this process" : " (the BoxArray does not cover the domain)");
   }
   if (!st) st = bf_pc_count_sort(n, dest, ns, cnt, idx);
   PT_MARK("sort");
@@ -315,16 +341,21 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
     bf_pplace *pl = &places[np++];
     memset(pl, 0, sizeof *pl);
     pl->n = a, pl->idx = idx + cnt[s], pl->pstride = 1, pl->istride = 1;
-    for (int d = 0; d < dim; ++d) pl->pos[d] = (double *)bf_podvec_data(bf_ptile_real(t, d)) + oldn[s];
+    for (int d = 0; d < dim; ++d)
+      pl->pos[d] = (double *)bf_podvec_data(bf_ptile_real(t, d)) + oldn[s];
     pl->idcpu = (uint64_t *)bf_podvec_data(bf_ptile_idcpu(t)) + oldn[s];
     for (int c = dim; c < nr && c < pc->layout.nar; ++c)
       if (init && init->real_array && init->real_array[c] != 0.0)
         ops[m++] = (bf_pcopy){.dst = (double *)bf_podvec_data(bf_ptile_real(t, c)) + oldn[s],
-                              .value = &init->real_array[c], .elem = 8, .n = a};
+                              .value = &init->real_array[c],
+                              .elem = 8,
+                              .n = a};
     for (int c = 0; c < ni && c < pc->layout.nai; ++c)
       if (init && init->int_array && init->int_array[c] != 0)
         ops[m++] = (bf_pcopy){.dst = (int32_t *)bf_podvec_data(bf_ptile_int(t, c)) + oldn[s],
-                              .value = &init->int_array[c], .elem = 4, .n = a};
+                              .value = &init->int_array[c],
+                              .elem = 4,
+                              .n = a};
   }
   if (!st && np > 0) st = K->p_random_place(r, v0, np, places);
   free(places);
@@ -344,10 +375,8 @@ int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *i
                       const bf_realbox *box) {
   (void)serialize; /* one process: the same particles either way */
   BF_CALL(check_defined(pc, "init_random"));
-  BF_CHECK(count >= 0, BF_ERROR_VALUE, "init_random: the number of particles must be >= 0, got %lld",
-           (long long)count);
-  BF_CHECK(count <= (int64_t)1 << 40, BF_ERROR_OVERFLOW, "init_random: %lld particles are too many",
-           (long long)count);
+  BF_CHECK(count >= 0, BF_ERROR_VALUE, "init_random: the number of particles must be >= 0, got %lld", (long long)count);
+  BF_CHECK(count <= (int64_t)1 << 40, BF_ERROR_OVERFLOW, "init_random: %lld particles are too many", (long long)count);
   BF_CHECK(seed > 0, BF_ERROR_VALUE, "init_random: the seed must be > 0");
   if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_init_random(h_, count, seed, init, serialize, box));
   int dim = pc->layout.dim;
@@ -357,7 +386,8 @@ int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *i
   r.seed = seed;
   r.first = 0;
   if (!box || !bf_realbox_ok(box)) {
-    for (int d = 0; d < dim; ++d) r.lo[d] = g->prob_domain.lo[d], r.hi[d] = g->prob_domain.hi[d];
+    for (int d = 0; d < dim; ++d)
+      r.lo[d] = g->prob_domain.lo[d], r.hi[d] = g->prob_domain.hi[d];
   } else {
     BF_CHECK(box->dim == dim, BF_ERROR_TYPE, "init_random: a RealBox of dimension %d for particles of dimension %d",
              box->dim, dim);
@@ -426,7 +456,8 @@ int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) 
   BF_CHECK(start != NULL, BF_ERROR_MEMORY, "out of memory");
   for (int64_t gi = 0; gi < L->ngrids; ++gi) {
     int64_t c = 1;
-    for (int d = 0; d < dim; ++d) c *= (int64_t)L->grids[gi].hi[d] - L->grids[gi].lo[d] + 1;
+    for (int d = 0; d < dim; ++d)
+      c *= (int64_t)L->grids[gi].hi[d] - L->grids[gi].lo[d] + 1;
     start[gi] = total;
     total += c;
   }
@@ -466,7 +497,8 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
   int dim = pc->layout.dim;
   int64_t n = cols->n;
   if (n == 0) return BF_SUCCESS;
-  for (int d = 0; d < dim; ++d) BF_CHECK(cols->pos[d] != NULL, BF_ERROR_VALUE, "position column %d is missing", d);
+  for (int d = 0; d < dim; ++d)
+    BF_CHECK(cols->pos[d] != NULL, BF_ERROR_VALUE, "position column %d is missing", d);
   for (int64_t i = 0; i < n; ++i)
     for (int d = 0; d < dim; ++d)
       BF_CHECK(isfinite(cols->pos[d][i]), BF_ERROR_VALUE, "particle %lld: position %d is %g (must be finite)",
@@ -484,7 +516,8 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
   BF_CHECK(L->nslots > 0, BF_ERROR_VALUE, "level %d has no grid on this process", lev);
   staged S;
   BF_CALL(alloc_pos(dim, n, &S));
-  for (int d = 0; d < dim; ++d) memcpy(S.pos[d], cols->pos[d], (size_t)n * sizeof(double));
+  for (int d = 0; d < dim; ++d)
+    memcpy(S.pos[d], cols->pos[d], (size_t)n * sizeof(double));
   int st = BF_SUCCESS;
   int32_t *dest = malloc((size_t)n * sizeof *dest);
   uint64_t *idcpu = malloc((size_t)n * sizeof *idcpu);
@@ -494,17 +527,20 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
     if (redistribute) {
       st = locate_staged(pc, lev, lev, &S, dest, "add_particles");
     } else {
-      for (int64_t i = 0; i < n; ++i) dest[i] = (int32_t)L->base;
+      for (int64_t i = 0; i < n; ++i)
+        dest[i] = (int32_t)L->base;
     }
   }
   if (!st) {
     if (cols->ids) {
       int me = bf_parallel_myproc();
-      for (int64_t i = 0; i < n && !st; ++i) st = bf_idcpu_pack(cols->ids[i], cols->cpus ? cols->cpus[i] : me, &idcpu[i]);
+      for (int64_t i = 0; i < n && !st; ++i)
+        st = bf_idcpu_pack(cols->ids[i], cols->cpus ? cols->cpus[i] : me, &idcpu[i]);
     } else {
       st = new_idcpus(pc, n, idcpu);
       if (!st && cols->cpus)
-        for (int64_t i = 0; i < n; ++i) idcpu[i] = (idcpu[i] & ~(uint64_t)0xFFFFFF) | (uint64_t)cols->cpus[i];
+        for (int64_t i = 0; i < n; ++i)
+          idcpu[i] = (idcpu[i] & ~(uint64_t)0xFFFFFF) | (uint64_t)cols->cpus[i];
     }
   }
   if (!st) {
@@ -513,7 +549,8 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
     real = calloc((size_t)nr + 1, sizeof *real);
     if (!real) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
     int skip = pc->layout.pure_soa ? dim : 0;
-    for (int c = skip; !st && c < nr; ++c) real[c] = cols->real ? cols->real[c - skip] : NULL;
+    for (int c = skip; !st && c < nr; ++c)
+      real[c] = cols->real ? cols->real[c - skip] : NULL;
   }
   if (!st) {
     S.idcpu = idcpu;

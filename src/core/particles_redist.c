@@ -22,19 +22,30 @@
 #include <stdio.h>
 #include <time.h>
 /* BOXFAB_PARTICLE_TIMES=1: the time of each phase on stderr (tuning). */
-static double pt_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
-#define PT_MARK(name) do { if (getenv("BOXFAB_PARTICLE_TIMES")) { double t_ = pt_now(); fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3); pt_last = t_; } } while (0)
-
+static double pt_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+#define PT_MARK(name)                                                                                                  \
+  do {                                                                                                                 \
+    if (getenv("BOXFAB_PARTICLE_TIMES")) {                                                                             \
+      double t_ = pt_now();                                                                                            \
+      fprintf(stderr, "  %-14s %7.2f ms\n", name, (t_ - pt_last) * 1e3);                                               \
+      pt_last = t_;                                                                                                    \
+    }                                                                                                                  \
+  } while (0)
 
 #define MAXVECS 4096
 
-void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative,
-                   bf_ploc_level *levs, bf_plocate *loc) {
+void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool remove_negative, bf_ploc_level *levs,
+                   bf_plocate *loc) {
   memset(loc, 0, sizeof *loc);
   int dim = pc->layout.dim;
   loc->dim = dim;
   loc->lev_min = lev_min, loc->lev_max = lev_max, loc->ngrow = ngrow;
-  for (int l = 0; l <= lev_max; ++l) levs[l] = pc->lev[l].loc;
+  for (int l = 0; l <= lev_max; ++l)
+    levs[l] = pc->lev[l].loc;
   loc->levels = levs;
   const bf_geometry *g0 = &pc->lev[0].geom;
   for (int d = 0; d < dim; ++d) {
@@ -52,8 +63,7 @@ static int level_range(const bf_pc *pc, int lev_min, int *lev_max) {
   BF_CHECK(lev_min >= 0 && lev_min < pc->nlev, BF_ERROR_INDEX, "lev_min %d out of range (finest level %d)", lev_min,
            pc->nlev - 1);
   BF_CHECK(*lev_max >= lev_min && *lev_max < pc->nlev, BF_ERROR_INDEX,
-           "lev_max %d out of range [lev_min = %d, finest level %d] (-1: the finest)", *lev_max, lev_min,
-           pc->nlev - 1);
+           "lev_max %d out of range [lev_min = %d, finest level %d] (-1: the finest)", *lev_max, lev_min, pc->nlev - 1);
   return BF_SUCCESS;
 }
 
@@ -61,9 +71,9 @@ static int level_range(const bf_pc *pc, int lev_min, int *lev_max) {
 typedef struct src_tile {
   int64_t slot, n;
   int64_t nstay, nmove, nruns, nwrap;
-  int64_t moff;  /* first mover in the mover arrays */
-  int64_t woff;  /* first entry in the wrap list */
-  int64_t roff;  /* first run in the run array */
+  int64_t moff; /* first mover in the mover arrays */
+  int64_t woff; /* first entry in the wrap list */
+  int64_t roff; /* first run in the run array */
   int32_t *dest;
 } src_tile;
 
@@ -81,7 +91,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   if (pc->nlev == 0) return BF_SUCCESS;
   BF_CALL(level_range(pc, lev_min, &lev_max));
   BF_CHECK(ngrow >= 0, BF_ERROR_VALUE, "nGrow must be >= 0, got %d", ngrow);
-  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_redistribute(h_, lev_min, lev_max, ngrow, local, remove_negative));
+  if (bf_pc_needs_mirror(pc))
+    BF_PC_MIRRORED(pc, true, bf_pc_redistribute(h_, lev_min, lev_max, ngrow, local, remove_negative));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
 
@@ -132,24 +143,39 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   if (nsrc > 0 && (st = K->p_locate(&loc, nsrc, parts)) != BF_SUCCESS) goto done;
   PT_MARK("locate");
 
-  /* 2. stays, movers, runs */
-  int64_t nmovers = 0, nruns = 0;
+  /* 2. stays, movers, runs, wraps: one pass per tile, writing into arrays
+   * of worst-case size at the tile's particle offset (no counting pass) */
+  int64_t nmovers = 0, nruns = 0, nwraps = 0;
   bool remote = false;
+  bf_arena *host = bf_arena_get(BF_ARENA_CPU);
+  size_t ibytes = (size_t)(ntot > 0 ? ntot : 1) * sizeof(int64_t);
+  if ((st = bf_arena_alloc(host, ibytes, (void **)&mover_idx)) != BF_SUCCESS ||
+      (st = bf_arena_alloc(host, ibytes, (void **)&mover_pos)) != BF_SUCCESS ||
+      (st = bf_arena_alloc(host, 2 * ibytes, (void **)&runs)) != BF_SUCCESS ||
+      (st = bf_arena_alloc(host, ibytes, (void **)&wraps)) != BF_SUCCESS)
+    goto done;
 #pragma omp parallel for schedule(dynamic, 1) reduction(|| : remote) if (ntot > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < nsrc; ++k) {
     src_tile *T = &src[k];
+    int64_t off = T->dest - dest;
+    T->moff = T->roff = T->woff = off;
+    int64_t *mi = mover_idx + off, *ru = runs + 2 * off, *wr = wraps + off;
     int64_t stay = 0, move = 0, r = 0, w = 0;
     bool prev = false;
+    const int32_t own = (int32_t)T->slot;
     for (int64_t i = 0; i < T->n; ++i) {
       int32_t d = T->dest[i];
-      bool s = d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == T->slot);
-      if (d == BF_PDEST_REMOTE) remote = true;
-      w += d >= 0 && (d & BF_PDEST_WRAP);
+      bool s = d == own || d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == own);
+      if (d < 0)
+        remote = remote || d == BF_PDEST_REMOTE;
+      else if (d & BF_PDEST_WRAP)
+        wr[w++] = i;
       if (s) {
         ++stay;
-        if (!prev) ++r;
+        if (!prev) ru[2 * r] = i, ru[2 * r + 1] = 0, ++r;
+        ++ru[2 * (r - 1) + 1];
       } else if (d >= 0) {
-        ++move;
+        mi[move++] = i;
       }
       prev = s;
     }
@@ -161,40 +187,13 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
                       "DistributionMapping must be on rank 0)");
     goto done;
   }
-  int64_t nwraps = 0;
   for (int64_t k = 0; k < nsrc; ++k) {
-    src[k].moff = nmovers, src[k].roff = nruns, src[k].woff = nwraps;
     nmovers += src[k].nmove;
     nwraps += src[k].nwrap;
-    if (src[k].nstay < src[k].n) nruns += src[k].nruns;
+    nruns += src[k].nruns;
   }
-  mover_idx = xmalloc((size_t)nmovers * sizeof *mover_idx);
-  mover_pos = xmalloc((size_t)nmovers * sizeof *mover_pos);
-  runs = xmalloc((size_t)nruns * 2 * sizeof *runs);
-  wraps = xmalloc((size_t)nwraps * sizeof *wraps);
-  if (!mover_idx || !mover_pos || !runs || !wraps) {
-    st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for redistributing %lld particles", (long long)ntot);
-    goto done;
-  }
-#pragma omp parallel for schedule(dynamic, 1) if (ntot > BF_PARTICLE_PARALLEL_MIN)
-  for (int64_t k = 0; k < nsrc; ++k) {
-    src_tile *T = &src[k];
-    int64_t m = T->moff, r = T->roff, w = T->woff;
-    bool compact = T->nstay < T->n, prev = false;
-    for (int64_t i = 0; i < T->n; ++i) {
-      int32_t d = T->dest[i];
-      if (d >= 0 && (d & BF_PDEST_WRAP)) wraps[w++] = i;
-      bool s = d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == T->slot);
-      if (s && compact) {
-        if (!prev) runs[2 * r] = i, runs[2 * r + 1] = 0, ++r;
-        ++runs[2 * (r - 1) + 1];
-      } else if (!s && d >= 0) {
-        mover_idx[m++] = i;
-      }
-      prev = s;
-    }
-  }
-  if (getenv("BOXFAB_PARTICLE_TIMES")) fprintf(stderr, "  movers %lld runs %lld nsrc %lld\n", (long long)nmovers, (long long)nruns, (long long)nsrc);
+  if (getenv("BOXFAB_PARTICLE_TIMES"))
+    fprintf(stderr, "  movers %lld runs %lld nsrc %lld\n", (long long)nmovers, (long long)nruns, (long long)nsrc);
   PT_MARK("movers/runs");
   /* arrivals per destination slot, in source order */
   for (int64_t k = 0; k < nsrc; ++k) {
@@ -219,7 +218,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
       goto done;
     }
-    for (int64_t s = 0; s < pc->nslots; ++s) fill[s] = di[s].aoff;
+    for (int64_t s = 0; s < pc->nslots; ++s)
+      fill[s] = di[s].aoff;
     for (int64_t k = 0; k < nsrc; ++k)
       for (int64_t m = src[k].moff; m < src[k].moff + src[k].nmove; ++m)
         mover_pos[m] = fill[src[k].dest[mover_idx[m]] & BF_PDEST_SLOT_MASK]++;
@@ -264,7 +264,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   /* 4. wrap, gather movers, compact, resize, append arrivals */
   if (nsrc > 0) {
     bool any_wrap = false;
-    for (int d = 0; d < pc->layout.dim; ++d) any_wrap = any_wrap || loc.is_per[d];
+    for (int d = 0; d < pc->layout.dim; ++d)
+      any_wrap = any_wrap || loc.is_per[d];
     if (any_wrap && nwraps > 0 && (st = K->p_wrap(&loc, nsrc, parts)) != BF_SUCCESS) goto done;
   }
   PT_MARK("wrap");
@@ -280,9 +281,14 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       int n = bf_pc_tile_vecs(pc->slots[src[k].slot], vecs, MAXVECS);
       for (int v = 0; v < n; ++v) {
         void *p = bf_podvec_data(vecs[v]);
-        ops[m++] = (bf_pcopy){.dst = p, .src = p, .elem = bf_podvec_elem_size(vecs[v]),
-                              .n = compact ? src[k].nruns : 0, .runs = compact ? runs + 2 * src[k].roff : no_runs,
-                              .dst2 = stage[v], .n2 = src[k].nmove, .didx = mover_pos + src[k].moff,
+        ops[m++] = (bf_pcopy){.dst = p,
+                              .src = p,
+                              .elem = bf_podvec_elem_size(vecs[v]),
+                              .n = compact ? src[k].nruns : 0,
+                              .runs = compact ? runs + 2 * src[k].roff : no_runs,
+                              .dst2 = stage[v],
+                              .n2 = src[k].nmove,
+                              .didx = mover_pos + src[k].moff,
                               .sidx = mover_idx + src[k].moff};
       }
     }
@@ -307,7 +313,9 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       for (int v = 0; v < n; ++v) {
         size_t e = bf_podvec_elem_size(vecs[v]);
         ops[m++] = (bf_pcopy){.dst = (char *)bf_podvec_data(vecs[v]) + (size_t)before * e,
-                              .src = (char *)stage[v] + (size_t)di[s].aoff * e, .elem = e, .n = di[s].narr};
+                              .src = (char *)stage[v] + (size_t)di[s].aoff * e,
+                              .elem = e,
+                              .n = di[s].narr};
       }
     }
     free(oldsize);
@@ -323,7 +331,15 @@ done:
       if (di[s].created) bf_ptile_destroy(&pc->slots[s]);
   for (int v = 0; v < nv; ++v)
     if (stage[v]) bf_arena_free(pc->arena, stage[v], stage_bytes[v]);
-  free(ops), free(wraps), free(runs), free(mover_pos), free(mover_idx), free(di), free(dest), free(parts), free(src);
+  {
+    bf_arena *h = bf_arena_get(BF_ARENA_CPU);
+    size_t ib = (size_t)(ntot > 0 ? ntot : 1) * sizeof(int64_t);
+    if (mover_idx) bf_arena_free(h, mover_idx, ib);
+    if (mover_pos) bf_arena_free(h, mover_pos, ib);
+    if (runs) bf_arena_free(h, runs, 2 * ib);
+    if (wraps) bf_arena_free(h, wraps, ib);
+  }
+  free(ops), free(di), free(dest), free(parts), free(src);
   return st;
 }
 
@@ -380,7 +396,8 @@ int bf_pc_insert(bf_pc *pc, int64_t n, const void *const *vecs, const void *cons
   }
   for (int64_t i = 0; i < n; ++i)
     if (dest[i] >= 0) ++cnt[(dest[i] & BF_PDEST_SLOT_MASK) + 1];
-  for (int64_t s = 0; s < pc->nslots; ++s) cnt[s + 1] += cnt[s];
+  for (int64_t s = 0; s < pc->nslots; ++s)
+    cnt[s + 1] += cnt[s];
   {
     int64_t *fill = xmalloc((size_t)(pc->nslots > 0 ? pc->nslots : 1) * sizeof *fill);
     if (!fill) {
@@ -424,8 +441,10 @@ int bf_pc_insert(bf_pc *pc, int64_t n, const void *const *vecs, const void *cons
     for (int v = 0; v < k; ++v) {
       size_t e = bf_podvec_elem_size(pv[v]);
       bf_pcopy op = {.dst = (char *)bf_podvec_data(pv[v]) + (size_t)oldn[s] * e, .elem = e, .n = a};
-      if (consts && consts[v]) op.value = consts[v];
-      else op.src = vecs[v], op.sidx = idx + cnt[s];
+      if (consts && consts[v])
+        op.value = consts[v];
+      else
+        op.src = vecs[v], op.sidx = idx + cnt[s];
       ops[m++] = op;
     }
   }
@@ -444,8 +463,8 @@ int bf_pc_add_particles_at_level(bf_pc *pc, const bf_ptile *srct, int lev, int n
   BF_CHECK(srct != NULL, BF_ERROR_VALUE, "NULL particle tile");
   BF_CHECK(lev >= 0 && lev < pc->nlev, BF_ERROR_INDEX, "level %d out of range (finest level %d)", lev, pc->nlev - 1);
   const bf_playout *a = bf_ptile_layout(srct), *b = &pc->layout;
-  BF_CHECK(a->dim == b->dim && a->pure_soa == b->pure_soa && a->nsr == b->nsr && a->nsi == b->nsi &&
-               a->nar == b->nar && a->nai == b->nai,
+  BF_CHECK(a->dim == b->dim && a->pure_soa == b->pure_soa && a->nsr == b->nsr && a->nsi == b->nsi && a->nar == b->nar &&
+               a->nai == b->nai,
            BF_ERROR_TYPE, "the particle tile has another layout than the container");
   BF_CHECK(bf_ptile_num_runtime_real_comps(srct) == bf_pc_num_runtime_real_comps(pc) &&
                bf_ptile_num_runtime_int_comps(srct) == bf_pc_num_runtime_int_comps(pc),

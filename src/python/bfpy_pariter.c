@@ -66,7 +66,8 @@ static int type_info(PyTypeObject *t, int *dim, int *spec, int *alloc, bool *is_
 }
 
 static void release_tiles(bfpy_pariter_object *it) {
-  for (int64_t k = 0; k < it->ntiles; ++k) bf_ptile_destroy(&it->tiles[k].ptile);
+  for (int64_t k = 0; k < it->ntiles; ++k)
+    bf_ptile_destroy(&it->tiles[k].ptile);
   PyMem_Free(it->tiles);
   it->tiles = NULL;
   it->ntiles = 0;
@@ -84,8 +85,10 @@ static PyObject *pi_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     return NULL;
   }
   if (!bfpy_is(pco, BFPY_T_PC, dim)) {
-    PyErr_Format(PyExc_TypeError, "%.100s(particle_container, level): expected a particle container of dimension "
-                 "%d, not %.100s", type->tp_name, dim, Py_TYPE(pco)->tp_name);
+    PyErr_Format(PyExc_TypeError,
+                 "%.100s(particle_container, level): expected a particle container of dimension "
+                 "%d, not %.100s",
+                 type->tp_name, dim, Py_TYPE(pco)->tp_name);
     return NULL;
   }
   bfpy_pc_object *pc = (bfpy_pc_object *)pco;
@@ -100,8 +103,7 @@ static PyObject *pi_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     if (nlev == 0)
       PyErr_Format(PyExc_RuntimeError, "%.100s: the particle container is not defined", type->tp_name);
     else
-      PyErr_Format(PyExc_IndexError, "%.100s: level %d out of range (finest level %d)", type->tp_name, level,
-                   nlev - 1);
+      PyErr_Format(PyExc_IndexError, "%.100s: level %d out of range (finest level %d)", type->tp_name, level, nlev - 1);
     return NULL;
   }
   int64_t n = 0;
@@ -114,7 +116,8 @@ static PyObject *pi_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   int st = (refs && grids && tnums) ? 0 : (PyErr_NoMemory(), -1);
   if (st == 0) st = bfpy_check(bf_pc_tiles(pc->pc, level, true, refs, n, &n));
   if (st == 0) {
-    for (int64_t k = 0; k < n; ++k) grids[k] = refs[k].grid, tnums[k] = refs[k].tile;
+    for (int64_t k = 0; k < n; ++k)
+      grids[k] = refs[k].grid, tnums[k] = refs[k].tile;
     mf = bfpy_pc_iter_mf(pc, level);
     if (!mf) st = -1;
   }
@@ -134,7 +137,8 @@ static PyObject *pi_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     bf_mfiter_destroy(&cit);
     return NULL;
   }
-  for (int64_t k = 0; k < n; ++k) bf_ptile_retain(refs[k].ptile);
+  for (int64_t k = 0; k < n; ++k)
+    bf_ptile_retain(refs[k].ptile);
   self->base.dim = dim;
   self->base.it = cit;
   self->base.mf = Py_NewRef(pco);
@@ -335,8 +339,8 @@ int bfpy_init_pariter(PyObject *m, int dim) {
   PyTypeObject *g = bfpy_pc_type(dim, -1, 0);
   if (g && gs >= 0 && gs < MAX_SPECS &&
       (PyObject_SetAttrString((PyObject *)g, "iterator", (PyObject *)it_types[dim][gs][BFPY_ALLOC_DEFAULT][1]) < 0 ||
-       PyObject_SetAttrString((PyObject *)g, "const_iterator",
-                              (PyObject *)it_types[dim][gs][BFPY_ALLOC_DEFAULT][3]) < 0))
+       PyObject_SetAttrString((PyObject *)g, "const_iterator", (PyObject *)it_types[dim][gs][BFPY_ALLOC_DEFAULT][3]) <
+           0))
     return -1;
   return 0;
 }

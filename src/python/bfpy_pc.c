@@ -50,8 +50,10 @@ static int alive(PyObject *self) { return bfpy_check(bf_pc_check(PCO(self)->pc))
 static int defined(PyObject *self, const char *what) {
   if (alive(self) < 0) return -1;
   if (!bf_pc_is_defined(PCO(self)->pc)) {
-    PyErr_Format(PyExc_RuntimeError, "%s.%s: the container is not defined (construct it with a Geometry, "
-                 "DistributionMapping and BoxArray, or call Define)", pname(self), what);
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s.%s: the container is not defined (construct it with a Geometry, "
+                 "DistributionMapping and BoxArray, or call Define)",
+                 pname(self), what);
     return -1;
   }
   return 0;
@@ -88,7 +90,8 @@ static int int_arg(PyObject *o, int dflt, int *out, const char *what) {
 }
 
 static void free_iter_mfs(bfpy_pc_object *o) {
-  for (int l = 0; l < BF_PC_MAX_LEVELS; ++l) bf_multifab_destroy(&o->iter_mf[l]);
+  for (int l = 0; l < BF_PC_MAX_LEVELS; ++l)
+    bf_multifab_destroy(&o->iter_mf[l]);
 }
 
 bf_multifab *bfpy_pc_iter_mf(bfpy_pc_object *o, int lev) {
@@ -97,8 +100,7 @@ bf_multifab *bfpy_pc_iter_mf(bfpy_pc_object *o, int lev) {
     bf_distmap *dm = NULL;
     if (bfpy_check(bf_pc_level(o->pc, lev, NULL, &ba, &dm)) < 0) return NULL;
     bf_intvect ng = {o->dim, {0, 0, 0}};
-    if (bfpy_check(bf_multifab_create(ba, dm, 1, ng, BF_DTYPE_DOUBLE, NULL, false, &o->iter_mf[lev])) < 0)
-      return NULL;
+    if (bfpy_check(bf_multifab_create(ba, dm, 1, ng, BF_DTYPE_DOUBLE, NULL, false, &o->iter_mf[lev])) < 0) return NULL;
   }
   return bf_multifab_retain(o->iter_mf[lev]);
 }
@@ -187,8 +189,10 @@ static PyObject *pc_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     Py_ssize_t nr = 0, ni = 0;
     int st = name_list(rn, &kr, &rv, &nr, "ParticleContainer(real_names)");
     if (st == 0) st = name_list(in, &ki, &iv, &ni, "ParticleContainer(int_names)");
-    for (Py_ssize_t i = 0; st == 0 && i < nr; ++i) st = bfpy_check(bf_pc_add_real_comp(pc, rv[i], true));
-    for (Py_ssize_t i = 0; st == 0 && i < ni; ++i) st = bfpy_check(bf_pc_add_int_comp(pc, iv[i], true));
+    for (Py_ssize_t i = 0; st == 0 && i < nr; ++i)
+      st = bfpy_check(bf_pc_add_real_comp(pc, rv[i], true));
+    for (Py_ssize_t i = 0; st == 0 && i < ni; ++i)
+      st = bfpy_check(bf_pc_add_int_comp(pc, iv[i], true));
     PyMem_Free(rv), PyMem_Free(iv);
     Py_XDECREF(kr), Py_XDECREF(ki);
     if (st < 0) {
@@ -267,7 +271,8 @@ static int do_define(PyObject *self, PyObject *const *a, Py_ssize_t n, const cha
         st = -1;
         break;
       }
-      for (int d = 0; d < dim; ++d) ratio[l * dim + d] = r.v[d];
+      for (int d = 0; d < dim; ++d)
+        ratio[l * dim + d] = r.v[d];
     }
   }
   if (st == 0) {
@@ -287,8 +292,8 @@ static int pc_init(PyObject *self, PyObject *args, PyObject *kwds) {
     while (PyDict_Next(kwds, &pos, &key, NULL)) {
       const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : "";
       if (!PCO(self)->generic || !k || (strcmp(k, "real_names") != 0 && strcmp(k, "int_names") != 0)) {
-        PyErr_Format(PyExc_TypeError, "%s(): unexpected keyword argument '%U'; supported signatures: %s%s",
-                     pname(self), key, define_sigs, PCO(self)->generic ? " with real_names=, int_names=" : "");
+        PyErr_Format(PyExc_TypeError, "%s(): unexpected keyword argument '%U'; supported signatures: %s%s", pname(self),
+                     key, define_sigs, PCO(self)->generic ? " with real_names=, int_names=" : "");
         return -1;
       }
     }
@@ -755,7 +760,9 @@ static const void *get_buf(bufset *b, PyObject *o, const char *fmt, size_t isz, 
       !(strcmp(v->format, fmt) == 0 || (fmt[0] == 'q' && strcmp(v->format, "l") == 0 && isz == sizeof(long)) ||
         (fmt[0] == 'i' && strcmp(v->format, "i") == 0))) {
     PyErr_Format(PyExc_ValueError, "%s: expected a contiguous 1-D array of %lld %s", what, (long long)n,
-                 fmt[0] == 'd' ? "float64" : fmt[0] == 'i' ? "int32" : "int64");
+                 fmt[0] == 'd'   ? "float64"
+                 : fmt[0] == 'i' ? "int32"
+                                 : "int64");
     return (void *)-1;
   }
   return v->buf;
@@ -772,9 +779,8 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   const bf_playout *lay = bf_pc_layout(o->pc);
   int nr = bf_pc_num_real_comps(o->pc) - (lay->pure_soa ? lay->dim : 0), ni = bf_pc_num_int_comps(o->pc);
   if (!PyTuple_Check(pos) || PyTuple_GET_SIZE(pos) != o->dim || !PyTuple_Check(reals) ||
-      PyTuple_GET_SIZE(reals) != nr || !PyTuple_Check(ints) || PyTuple_GET_SIZE(ints) != ni ||
-      !PyTuple_Check(sreals) || PyTuple_GET_SIZE(sreals) != lay->nsr || !PyTuple_Check(sints) ||
-      PyTuple_GET_SIZE(sints) != lay->nsi) {
+      PyTuple_GET_SIZE(reals) != nr || !PyTuple_Check(ints) || PyTuple_GET_SIZE(ints) != ni || !PyTuple_Check(sreals) ||
+      PyTuple_GET_SIZE(sreals) != lay->nsr || !PyTuple_Check(sints) || PyTuple_GET_SIZE(sints) != lay->nsi) {
     PyErr_SetString(PyExc_ValueError, "_add_columns: column tuples of the wrong lengths");
     return NULL;
   }
@@ -789,15 +795,20 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   memset(&cols, 0, sizeof cols);
   cols.n = n;
   int st = 0;
-#define GB(dst, obj, fmt, T, what)                                                                                   \
-  do {                                                                                                               \
-    const void *p_ = get_buf(b, obj, fmt, sizeof(T), n, what);                                                       \
-    if (p_ == (void *)-1) st = -1;                                                                                   \
-    else dst = p_;                                                                                                   \
+#define GB(dst, obj, fmt, T, what)                                                                                     \
+  do {                                                                                                                 \
+    const void *p_ = get_buf(b, obj, fmt, sizeof(T), n, what);                                                         \
+    if (p_ == (void *)-1)                                                                                              \
+      st = -1;                                                                                                         \
+    else                                                                                                               \
+      dst = p_;                                                                                                        \
   } while (0)
-  for (int d = 0; st == 0 && d < o->dim; ++d) GB(cols.pos[d], PyTuple_GET_ITEM(pos, d), "d", double, "position");
-  for (int c = 0; st == 0 && c < nr; ++c) GB(rp[c], PyTuple_GET_ITEM(reals, c), "d", double, "real column");
-  for (int c = 0; st == 0 && c < ni; ++c) GB(ip[c], PyTuple_GET_ITEM(ints, c), "i", int32_t, "int column");
+  for (int d = 0; st == 0 && d < o->dim; ++d)
+    GB(cols.pos[d], PyTuple_GET_ITEM(pos, d), "d", double, "position");
+  for (int c = 0; st == 0 && c < nr; ++c)
+    GB(rp[c], PyTuple_GET_ITEM(reals, c), "d", double, "real column");
+  for (int c = 0; st == 0 && c < ni; ++c)
+    GB(ip[c], PyTuple_GET_ITEM(ints, c), "i", int32_t, "int column");
   for (int c = 0; st == 0 && c < lay->nsr && c < 64; ++c)
     GB(srp[c], PyTuple_GET_ITEM(sreals, c), "d", double, "struct real column");
   for (int c = 0; st == 0 && c < lay->nsi && c < 64; ++c)
@@ -821,7 +832,8 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
     /* the GIL stays held: another thread must not change the container meanwhile */
     st = bfpy_check(bf_pc_add_columns(o->pc, lev, &cols, redist != 0));
   }
-  for (int i = 0; i < b->nviews; ++i) PyBuffer_Release(&b->views[i]);
+  for (int i = 0; i < b->nviews; ++i)
+    PyBuffer_Release(&b->views[i]);
   PyMem_Free(b), PyMem_Free(rp), PyMem_Free(ip);
   if (st < 0) return NULL;
   Py_RETURN_NONE;
@@ -1034,11 +1046,11 @@ int bfpy_init_pc(PyObject *m, int dim) {
   /* the generic container */
   static char gnames[BF_SPACEDIM_MAX + 1][64];
   snprintf(gnames[dim], sizeof gnames[dim], "boxfab.space%dd.ParticleContainer", dim);
-  PyType_Slot gslots[] = {
-      {Py_tp_doc, "ParticleContainer(geom, dm, ba, /, real_names=[...], int_names=[...]) (also () or the "
-                  "multi-level lists): pure SoA particles with the positions and any number of named real and "
-                  "int components (extension; names honored by soa().to_numpy() and to_df())."},
-      {0, NULL}};
+  PyType_Slot gslots[] = {{Py_tp_doc,
+                           "ParticleContainer(geom, dm, ba, /, real_names=[...], int_names=[...]) (also () or the "
+                           "multi-level lists): pure SoA particles with the positions and any number of named real and "
+                           "int components (extension; names honored by soa().to_numpy() and to_df())."},
+                          {0, NULL}};
   PyType_Spec gspec = {.name = gnames[dim],
                        .basicsize = sizeof(bfpy_pc_object),
                        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,

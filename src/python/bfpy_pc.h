@@ -14,8 +14,8 @@
 
 typedef struct {
   PyObject_HEAD int dim, spec, alloc;
-  bool generic;                            /* amr.ParticleContainer (pure SoA, named components) */
-  bf_pc *pc;                               /* never NULL after construction */
+  bool generic;                           /* amr.ParticleContainer (pure SoA, named components) */
+  bf_pc *pc;                              /* never NULL after construction */
   bf_multifab *iter_mf[BF_PC_MAX_LEVELS]; /* unallocated MultiFabs the iterators walk (lazy) */
   PyObject *weakreflist;
 } bfpy_pc_object;

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-
 #include "boxfab/idcpu.h"
 #include "boxfab/mfiter.h"
 #include "boxfab/particles.h"
@@ -38,12 +37,14 @@ static rec *collect(bf_pc *pc, int64_t *n) {
       int64_t np = bf_ptile_size(t);
       const uint64_t *idc = bf_podvec_data(bf_ptile_idcpu(t));
       const double *x[3] = {NULL, NULL, NULL};
-      for (int d = 0; d < dim; ++d) x[d] = bf_podvec_data(bf_ptile_real(t, d));
+      for (int d = 0; d < dim; ++d)
+        x[d] = bf_podvec_data(bf_ptile_real(t, d));
       const double *a = bf_podvec_data(bf_ptile_real(t, dim));
       const int32_t *i0 = bf_podvec_data(bf_ptile_int(t, 0));
       for (int64_t i = 0; i < np && m < total; ++i, ++m) {
         r[m].id = bf_idcpu_id(idc[i]);
-        for (int d = 0; d < dim; ++d) r[m].pos[d] = x[d][i];
+        for (int d = 0; d < dim; ++d)
+          r[m].pos[d] = x[d][i];
         r[m].a = a[i];
         r[m].i0 = i0[i];
         r[m].lev = lev, r[m].grid = refs[k].grid, r[m].tile = refs[k].tile, r[m].order = i;
@@ -67,12 +68,14 @@ static int64_t owner(bf_pc *pc, int lev, const double *x, int *tile) {
   for (int d = 0; d < dim; ++d)
     iv[d] = g->domain.lo[d] + (int)floor((x[d] - g->prob_domain.lo[d]) / g->dx[d] + 0.0 * g->inv_dx[d]);
   /* use the same formula as AMReX: floor((x - lo) * inv_dx) */
-  for (int d = 0; d < dim; ++d) iv[d] = g->domain.lo[d] + (int)floor((x[d] - g->prob_domain.lo[d]) * g->inv_dx[d]);
+  for (int d = 0; d < dim; ++d)
+    iv[d] = g->domain.lo[d] + (int)floor((x[d] - g->prob_domain.lo[d]) * g->inv_dx[d]);
   for (int64_t b = 0; b < bf_boxarray_size(ba); ++b) {
     bf_box bx;
     bf_boxarray_get(ba, b, &bx);
     bool in = true;
-    for (int d = 0; d < dim; ++d) in = in && iv[d] >= bx.lo[d] && iv[d] <= bx.hi[d];
+    for (int d = 0; d < dim; ++d)
+      in = in && iv[d] >= bx.lo[d] && iv[d] <= bx.hi[d];
     if (!in) continue;
     *tile = 0;
     if (bf_pc_tiling(pc)) {
@@ -89,7 +92,8 @@ static int64_t owner(bf_pc *pc, int lev, const double *x, int *tile) {
         bf_box tb;
         bf_mfiter_tilebox(it, &tb);
         bool tin = true;
-        for (int d = 0; d < dim; ++d) tin = tin && iv[d] >= tb.lo[d] && iv[d] <= tb.hi[d];
+        for (int d = 0; d < dim; ++d)
+          tin = tin && iv[d] >= tb.lo[d] && iv[d] <= tb.hi[d];
         if (tin) *tile = t;
       }
       bf_mfiter_destroy(&it);
@@ -143,7 +147,8 @@ static bf_pc *make_pc(int dim, bool tiling, int nlev) {
     BFT_OK(bf_pc_set_tiling(pc, true, &ts));
   }
   BFT_OK(bf_pc_define(pc, nlev, geoms, bas, dms, ratio));
-  for (int l = 0; l < nlev; ++l) bf_boxarray_destroy(&bas[l]), bf_distmap_destroy(&dms[l]);
+  for (int l = 0; l < nlev; ++l)
+    bf_boxarray_destroy(&bas[l]), bf_distmap_destroy(&dms[l]);
   return pc;
 }
 
@@ -158,7 +163,10 @@ static int check_placement(bf_pc *pc, const rec *r, int64_t n) {
       lev = l;
     }
     if (g != r[i].grid || lev != r[i].lev || tile != r[i].tile) {
-      if (bad < 3) fprintf(stderr, "misplaced id %lld at (%g %g %g): in lev %d grid %lld tile %d, expected %d %lld %d\n", (long long)r[i].id, r[i].pos[0], r[i].pos[1], r[i].pos[2], r[i].lev, (long long)r[i].grid, r[i].tile, lev, (long long)g, tile);
+      if (bad < 3)
+        fprintf(stderr, "misplaced id %lld at (%g %g %g): in lev %d grid %lld tile %d, expected %d %lld %d\n",
+                (long long)r[i].id, r[i].pos[0], r[i].pos[1], r[i].pos[2], r[i].lev, (long long)r[i].grid, r[i].tile,
+                lev, (long long)g, tile);
       ++bad;
     }
   }
@@ -194,8 +202,10 @@ static void move_and_check(bf_pc *pc, double dist, uint64_t seed) {
         /* periodic wrap as a modulo (level 0 domain [0, 1)) */
         bool keep = true;
         for (int d = 0; d < dim; ++d) {
-          if (d < 2) e.pos[d] -= floor(e.pos[d]);
-          else keep = keep && e.pos[d] >= 0 && e.pos[d] < 1;
+          if (d < 2)
+            e.pos[d] -= floor(e.pos[d]);
+          else
+            keep = keep && e.pos[d] >= 0 && e.pos[d] < 1;
         }
         if (keep) expect[ne++] = e;
       }
@@ -212,7 +222,8 @@ static void move_and_check(bf_pc *pc, double dist, uint64_t seed) {
   int bad = 0;
   for (int64_t i = 0; i < n1 && i < ne; ++i) {
     bad += after[i].id != expect[i].id || after[i].a != expect[i].a || after[i].i0 != expect[i].i0;
-    for (int d = 0; d < dim; ++d) bad += fabs(after[i].pos[d] - expect[i].pos[d]) > 1e-12;
+    for (int d = 0; d < dim; ++d)
+      bad += fabs(after[i].pos[d] - expect[i].pos[d]) > 1e-12;
   }
   BFT_CHECK(bad == 0);
   bool ok = false;
@@ -232,16 +243,19 @@ static void test_init_random_and_counts(void) {
   BFT_CHECK(n == 5000);
   int64_t counts[64], sum = 0;
   BFT_OK(bf_pc_num_particles_in_grid(pc, 0, true, false, counts));
-  for (int g = 0; g < 64; ++g) sum += counts[g];
+  for (int g = 0; g < 64; ++g)
+    sum += counts[g];
   BFT_CHECK(sum == 5000);
   rec *r = collect(pc, &n);
   BFT_CHECK(check_placement(pc, r, n) == 0);
   int bad = 0;
-  for (int64_t i = 0; i < n; ++i) bad += r[i].a != 7.5 || r[i].i0 != 3;
+  for (int64_t i = 0; i < n; ++i)
+    bad += r[i].a != 7.5 || r[i].i0 != 3;
   BFT_CHECK(bad == 0);
   /* ids: distinct and consecutive */
   qsort(r, (size_t)n, sizeof *r, cmp_id);
-  for (int64_t i = 1; i < n; ++i) bad += r[i].id != r[i - 1].id + 1;
+  for (int64_t i = 1; i < n; ++i)
+    bad += r[i].id != r[i - 1].id + 1;
   BFT_CHECK(bad == 0);
   bool ok = false;
   BFT_OK(bf_pc_ok(pc, 0, -1, 0, &ok));
@@ -254,7 +268,8 @@ static void test_init_random_and_counts(void) {
   qsort(r2, (size_t)n2, sizeof *r2, cmp_id);
   BFT_CHECK(n2 == n);
   double sx = 0, sx2 = 0;
-  for (int64_t i = 0; i < n && i < n2; ++i) sx += r[i].pos[0] + r[i].pos[1] + r[i].pos[2], sx2 += r2[i].pos[0] + r2[i].pos[1] + r2[i].pos[2];
+  for (int64_t i = 0; i < n && i < n2; ++i)
+    sx += r[i].pos[0] + r[i].pos[1] + r[i].pos[2], sx2 += r2[i].pos[0] + r2[i].pos[1] + r2[i].pos[2];
   BFT_CHECK(sx == sx2);
   BFT_CHECK(fabs(sx / (3.0 * n) - 0.5) < 0.02); /* uniform */
   free(r), free(r2);
@@ -291,7 +306,8 @@ static void test_stable_order(void) {
   bf_pc_tiles(pc, 0, false, refs, 64, &nt);
   for (int64_t k = 0; k < nt; ++k) {
     double *x = bf_podvec_data(bf_ptile_real(refs[k].ptile, 0));
-    for (int64_t i = 0; i < bf_ptile_size(refs[k].ptile); i += 3) x[i] += 1.0 / 32;
+    for (int64_t i = 0; i < bf_ptile_size(refs[k].ptile); i += 3)
+      x[i] += 1.0 / 32;
   }
   BFT_OK(bf_pc_redistribute(pc, 0, -1, 0, 0, true));
   int64_t n1 = 0;
@@ -308,9 +324,11 @@ static void test_stable_order(void) {
       if (before[j].id == after[i].id) b = j;
     }
     bool a_stay = before[a].grid == after[i - 1].grid, b_stay = before[b].grid == after[i].grid;
-    if (a_stay && !b_stay) continue;      /* boundary stays -> arrivals */
-    if (!a_stay && b_stay) ++bad;         /* a stay after an arrival */
-    else if (a > b) ++bad;                /* order within stays / within arrivals */
+    if (a_stay && !b_stay) continue; /* boundary stays -> arrivals */
+    if (!a_stay && b_stay)
+      ++bad; /* a stay after an arrival */
+    else if (a > b)
+      ++bad; /* order within stays / within arrivals */
   }
   BFT_CHECK(bad == 0);
   free(before), free(after);
@@ -437,7 +455,8 @@ static void test_increment_sort_perbox(void) {
   int64_t counts[64];
   BFT_OK(bf_pc_num_particles_in_grid(pc, 0, true, false, counts));
   int bad = 0;
-  for (int g = 0; g < 64; ++g) bad += counts[g] != 3;
+  for (int g = 0; g < 64; ++g)
+    bad += counts[g] != 3;
   BFT_CHECK(bad == 0);
   BFT_OK(bf_pc_clear(pc));
   double off[3] = {0.5, 0.5, 0.5};

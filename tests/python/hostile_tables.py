@@ -583,13 +583,13 @@ def hand_forms(dim, amr):
         T[f"{vec}.count"] = [F(elem)]
         T[f"{vec}.remove"] = [F(K("VEC0"))]
         T[f"{vec}.__contains__"] = [F(elem)]
-    T.update(hostile_particles.hand_forms(dim, amr, F, K))
     # particle iterators: a container of their own type and a level
     for name in dir(amr):
         m = re.match(r"^Par(Const)?Iter(Base)?_(.+)$", name)
         if m:
             T[f"{name}()"] = [F(K("pc:ParticleContainer_" + m.group(3)), 0),
                               F(K("pc:ParticleContainer_" + m.group(3)), level=0)]
+    T.update(hostile_particles.hand_forms(dim, amr, F, K))
     return T
 
 

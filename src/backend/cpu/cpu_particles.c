@@ -108,7 +108,8 @@ static int32_t locate_pos(const bf_plocate *loc, const double *x) {
   int64_t iv[3] = {0, 0, 0};
   if (loc->lev_min == loc->lev_max && loc->ngrow == 0) { /* one level: no level or ghost passes */
     const bf_ploc_level *L = &loc->levels[loc->lev_min];
-    for (int d = 0; d < dim; ++d) iv[d] = cell_of(x[d], L->plo[d], L->dxi[d], L->dlo[d]);
+    for (int d = 0; d < dim; ++d)
+      iv[d] = cell_of(x[d], L->plo[d], L->dxi[d], L->dlo[d]);
     int64_t g = find_grid(L, iv, dim, 0);
     if (g < 0) return BF_PDEST_REMOVE;
     const bf_ploc_grid *G = &L->grids[g];
@@ -120,7 +121,8 @@ static int32_t locate_pos(const bf_plocate *loc, const double *x) {
     if (pass == 1 && grow <= 0) break;
     for (int lev = top; lev >= loc->lev_min; --lev) {
       const bf_ploc_level *L = &loc->levels[lev];
-      for (int d = 0; d < dim; ++d) iv[d] = cell_of(x[d], L->plo[d], L->dxi[d], L->dlo[d]);
+      for (int d = 0; d < dim; ++d)
+        iv[d] = cell_of(x[d], L->plo[d], L->dxi[d], L->dlo[d]);
       int64_t g = find_grid(L, iv, dim, grow);
       if (g >= 0) {
         const bf_ploc_grid *G = &L->grids[g];
@@ -169,12 +171,14 @@ static inline bool wrap_pos(const bf_plocate *loc, double *x) {
     if (x[d] > loc->rhi[d]) {
       /* many periods away: jump close first (the loop alone would take forever) */
       if (x[d] - loc->rhi[d] > 4 * len) x[d] -= floor((x[d] - loc->rhi[d]) / len - 1) * len;
-      while (x[d] > loc->rhi[d]) x[d] -= len;
+      while (x[d] > loc->rhi[d])
+        x[d] -= len;
       if (x[d] < loc->rlo[d]) x[d] = loc->rlo[d];
       shifted = true;
     } else if (x[d] < loc->rlo[d]) {
       if (loc->rlo[d] - x[d] > 4 * len) x[d] += floor((loc->rlo[d] - x[d]) / len - 1) * len;
-      while (x[d] < loc->rlo[d]) x[d] += len;
+      while (x[d] < loc->rlo[d])
+        x[d] += len;
       if (x[d] > loc->rhi[d]) x[d] = loc->rhi[d];
       shifted = true;
     }
@@ -193,7 +197,8 @@ static int32_t locate_one(const bf_plocate *loc, const bf_ppart *p, int64_t i) {
   bool valid = (idcpu >> 63) != 0 && ((idcpu >> 24) & 0x7FFFFFFFFFull) != 0;
   if (!valid) return loc->remove_negative ? BF_PDEST_REMOVE : BF_PDEST_STAY;
   double x[3] = {0, 0, 0};
-  for (int d = 0; d < loc->dim; ++d) x[d] = p->pos[d][i * p->pstride];
+  for (int d = 0; d < loc->dim; ++d)
+    x[d] = p->pos[d][i * p->pstride];
   if (loc->lev_min == loc->lev_max && loc->ngrow == 0) {
     int32_t f = locate_fast(&loc->levels[loc->lev_min], x, loc->dim);
     if (f != INT32_MIN) return f;
@@ -203,7 +208,8 @@ static int32_t locate_one(const bf_plocate *loc, const bf_ppart *p, int64_t i) {
   if (s >= 0 && shifted) return s | BF_PDEST_WRAP;
   if (s < 0 && shifted && loc->lev_min > 0) {
     /* AMReX: retry unwrapped on the coarsest level of the range with ghost cells */
-    for (int d = 0; d < loc->dim; ++d) x[d] = p->pos[d][i * p->pstride];
+    for (int d = 0; d < loc->dim; ++d)
+      x[d] = p->pos[d][i * p->pstride];
     return locate_pos(loc, x);
   }
   return s;
@@ -224,7 +230,8 @@ static pchunk *make_chunks(int64_t nparts, const int64_t *sizes, size_t stride, 
   int64_t m = 0;
   for (int64_t p = 0; p < nparts; ++p) {
     int64_t s = *(const int64_t *)((const char *)sizes + p * stride);
-    for (int64_t i = 0; i < s; i += PCHUNK) c[m++] = (pchunk){p, i, i + PCHUNK < s ? i + PCHUNK : s};
+    for (int64_t i = 0; i < s; i += PCHUNK)
+      c[m++] = (pchunk){p, i, i + PCHUNK < s ? i + PCHUNK : s};
   }
   *nc = n;
   return c;
@@ -248,10 +255,10 @@ static inline bool cell_fast(const bf_ploc_level *L, int d, double x, int64_t *c
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void shortcut_pass(const double *__restrict x0, const double *__restrict x1, const double *__restrict x2,
-                          const int64_t *__restrict id, int32_t *__restrict dest, int64_t n, int32_t own,
-                          const double *plo, const double *dxi, const double *a, const double *b, const double *rlo,
-                          const double *rhi) {
+static void
+shortcut_pass(const double *__restrict x0, const double *__restrict x1, const double *__restrict x2,
+              const int64_t *__restrict id, int32_t *__restrict dest, int64_t n, int32_t own, const double *plo,
+              const double *dxi, const double *a, const double *b, const double *rlo, const double *rhi) {
   const double a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
   const double p0 = plo[0], p1 = plo[1], p2 = plo[2], q0 = dxi[0], q1 = dxi[1], q2 = dxi[2];
   const double l0 = rlo[0], l1 = rlo[1], l2 = rlo[2], h0 = rhi[0], h1 = rhi[1], h2 = rhi[2];
@@ -260,9 +267,8 @@ static void shortcut_pass(const double *__restrict x0, const double *__restrict 
     double t0 = (y0 - p0) * q0, t1 = (y1 - p1) * q1, t2 = (y2 - p2) * q2;
     /* valid id: sign bit set (negative as int64) and id bits not all zero */
     int64_t v = id[i];
-    int64_t in = (t0 >= a0) & (t0 < b0) & (t1 >= a1) & (t1 < b1) & (t2 >= a2) & (t2 < b2) & (y0 >= l0) &
-                 (y0 <= h0) & (y1 >= l1) & (y1 <= h1) & (y2 >= l2) & (y2 <= h2) & (v < 0) &
-                 ((v & 0x7FFFFFFFFF000000ll) != 0);
+    int64_t in = (t0 >= a0) & (t0 < b0) & (t1 >= a1) & (t1 < b1) & (t2 >= a2) & (t2 < b2) & (y0 >= l0) & (y0 <= h0) &
+                 (y1 >= l1) & (y1 <= h1) & (y2 >= l2) & (y2 <= h2) & (v < 0) & ((v & 0x7FFFFFFFFF000000ll) != 0);
     dest[i] = in ? own : INT32_MIN;
   }
 }
@@ -285,8 +291,8 @@ static void locate_chunk_soa(const bf_plocate *loc, const bf_ppart *p, int64_t i
   }
   const double *x0 = p->pos[0], *x1 = dim > 1 ? p->pos[1] : p->pos[0], *x2 = dim > 2 ? p->pos[2] : p->pos[0];
   int32_t *dest = p->dest;
-  shortcut_pass(x0 + i0, x1 + i0, x2 + i0, (const int64_t *)p->idcpu + i0, dest + i0, i1 - i0, p->own_slot, plo, dxi,
-                a, b, rlo, rhi);
+  shortcut_pass(x0 + i0, x1 + i0, x2 + i0, (const int64_t *)p->idcpu + i0, dest + i0, i1 - i0, p->own_slot, plo, dxi, a,
+                b, rlo, rhi);
   for (int64_t i = i0; i < i1; ++i)
     if (dest[i] == INT32_MIN) dest[i] = locate_one(loc, p, i);
 }
@@ -327,7 +333,8 @@ static int cpu_p_locate(const bf_plocate *loc, int64_t nparts, const bf_ppart *p
   pchunk *c = make_chunks(nparts, &parts[0].n, sizeof(bf_ppart), &nc);
   if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
 #pragma omp parallel for schedule(dynamic, 1) if (nc > 2)
-  for (int64_t k = 0; k < nc; ++k) locate_chunk(loc, &parts[c[k].part], c[k].i0, c[k].i1);
+  for (int64_t k = 0; k < nc; ++k)
+    locate_chunk(loc, &parts[c[k].part], c[k].i0, c[k].i1);
   free(c);
   return 0;
 }
@@ -337,7 +344,8 @@ static int cpu_p_wrap(const bf_plocate *loc, int64_t nparts, const bf_ppart *par
   /* chunk over the list lengths where lists are given */
   int64_t *sizes = malloc((size_t)(nparts > 0 ? nparts : 1) * sizeof *sizes);
   if (!sizes) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
-  for (int64_t q = 0; q < nparts; ++q) sizes[q] = parts[q].list ? parts[q].nlist : parts[q].n;
+  for (int64_t q = 0; q < nparts; ++q)
+    sizes[q] = parts[q].list ? parts[q].nlist : parts[q].n;
   pchunk *c = make_chunks(nparts, sizes, sizeof(int64_t), &nc);
   free(sizes);
   if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
@@ -348,9 +356,11 @@ static int cpu_p_wrap(const bf_plocate *loc, int64_t nparts, const bf_ppart *par
       int64_t i = p->list ? p->list[j] : j;
       if (p->dest[i] < 0 || !(p->dest[i] & BF_PDEST_WRAP)) continue;
       double x[3] = {0, 0, 0};
-      for (int d = 0; d < loc->dim; ++d) x[d] = p->pos[d][i * p->pstride];
+      for (int d = 0; d < loc->dim; ++d)
+        x[d] = p->pos[d][i * p->pstride];
       wrap_pos(loc, x);
-      for (int d = 0; d < loc->dim; ++d) p->pos[d][i * p->pstride] = x[d];
+      for (int d = 0; d < loc->dim; ++d)
+        p->pos[d][i * p->pstride] = x[d];
     }
   }
   free(c);
@@ -368,14 +378,17 @@ static void copy_indexed(const bf_pcopy *op, int64_t k0, int64_t k1) {
       uint64_t v;
       memcpy(&v, op->value, 8);
       uint64_t *d = (uint64_t *)dst;
-      for (int64_t k = k0; k < k1; ++k) d[k] = v;
+      for (int64_t k = k0; k < k1; ++k)
+        d[k] = v;
     } else if (e == 4) {
       uint32_t v;
       memcpy(&v, op->value, 4);
       uint32_t *d = (uint32_t *)dst;
-      for (int64_t k = k0; k < k1; ++k) d[k] = v;
+      for (int64_t k = k0; k < k1; ++k)
+        d[k] = v;
     } else {
-      for (int64_t k = k0; k < k1; ++k) memcpy(dst + (size_t)k * e, op->value, e);
+      for (int64_t k = k0; k < k1; ++k)
+        memcpy(dst + (size_t)k * e, op->value, e);
     }
     return;
   }
@@ -383,19 +396,24 @@ static void copy_indexed(const bf_pcopy *op, int64_t k0, int64_t k1) {
     memcpy(dst + (size_t)k0 * e, src + (size_t)k0 * e, (size_t)(k1 - k0) * e);
     return;
   }
-#define GATHER(T)                                                                                                    \
-  do {                                                                                                               \
-    T *d = (T *)dst;                                                                                                 \
-    const T *s = (const T *)src;                                                                                     \
-    if (!op->didx)                                                                                                   \
-      for (int64_t k = k0; k < k1; ++k) d[k] = s[op->sidx[k]];                                                       \
-    else if (!op->sidx)                                                                                              \
-      for (int64_t k = k0; k < k1; ++k) d[op->didx[k]] = s[k];                                                       \
-    else                                                                                                             \
-      for (int64_t k = k0; k < k1; ++k) d[op->didx[k]] = s[op->sidx[k]];                                             \
+#define GATHER(T)                                                                                                      \
+  do {                                                                                                                 \
+    T *d = (T *)dst;                                                                                                   \
+    const T *s = (const T *)src;                                                                                       \
+    if (!op->didx)                                                                                                     \
+      for (int64_t k = k0; k < k1; ++k)                                                                                \
+        d[k] = s[op->sidx[k]];                                                                                         \
+    else if (!op->sidx)                                                                                                \
+      for (int64_t k = k0; k < k1; ++k)                                                                                \
+        d[op->didx[k]] = s[k];                                                                                         \
+    else                                                                                                               \
+      for (int64_t k = k0; k < k1; ++k)                                                                                \
+        d[op->didx[k]] = s[op->sidx[k]];                                                                               \
   } while (0)
-  if (e == 8) GATHER(uint64_t);
-  else if (e == 4) GATHER(uint32_t);
+  if (e == 8)
+    GATHER(uint64_t);
+  else if (e == 4)
+    GATHER(uint32_t);
   else
     for (int64_t k = k0; k < k1; ++k)
       memcpy(dst + (size_t)(op->didx ? op->didx[k] : k) * e, src + (size_t)(op->sidx ? op->sidx[k] : k) * e, e);
@@ -421,9 +439,12 @@ static inline void fwd_copy(char *d, const char *s, size_t n) {
 
 /* Element k of a movers gather (dst2[didx[k]] = src[sidx[k]]). */
 static inline void mover_copy(char *d2, const char *src, size_t e, int64_t di, int64_t si) {
-  if (e == 8) memcpy(d2 + (size_t)di * 8, src + (size_t)si * 8, 8);
-  else if (e == 4) memcpy(d2 + (size_t)di * 4, src + (size_t)si * 4, 4);
-  else memcpy(d2 + (size_t)di * e, src + (size_t)si * e, e);
+  if (e == 8)
+    memcpy(d2 + (size_t)di * 8, src + (size_t)si * 8, 8);
+  else if (e == 4)
+    memcpy(d2 + (size_t)di * 4, src + (size_t)si * 4, 4);
+  else
+    memcpy(d2 + (size_t)di * e, src + (size_t)si * e, e);
 }
 
 /* One forward pass: the movers between the runs go to dst2 as the pass
@@ -441,41 +462,51 @@ static void copy_runs(const bf_pcopy *op) {
   for (int64_t r = 0; r < nruns; ++r) {
     int64_t start = runs[2 * r];
     size_t len = (size_t)runs[2 * r + 1];
-    for (; mk < n2 && sidx[mk] < start; ++mk) mover_copy(d2, src, e, didx[mk], sidx[mk]);
+    for (; mk < n2 && sidx[mk] < start; ++mk)
+      mover_copy(d2, src, e, didx[mk], sidx[mk]);
     if (dst != src || w != (size_t)start) {
-      if (len > 64) memmove(dst + w * e, src + (size_t)start * e, len * e);
-      else fwd_copy(dst + w * e, src + (size_t)start * e, len * e);
+      if (len > 64)
+        memmove(dst + w * e, src + (size_t)start * e, len * e);
+      else
+        fwd_copy(dst + w * e, src + (size_t)start * e, len * e);
     }
     w += len;
   }
-  for (; mk < n2; ++mk) mover_copy(d2, src, e, didx[mk], sidx[mk]);
+  for (; mk < n2; ++mk)
+    mover_copy(d2, src, e, didx[mk], sidx[mk]);
 }
 
 static int cpu_p_copy(int64_t nops, const bf_pcopy *ops) {
   /* work items: run ops whole; indexed ops cut into chunks */
   int64_t nc = 0;
-  for (int64_t o = 0; o < nops; ++o) nc += ops[o].runs ? 1 : (ops[o].n + PCHUNK - 1) / PCHUNK;
+  for (int64_t o = 0; o < nops; ++o)
+    nc += ops[o].runs ? 1 : (ops[o].n + PCHUNK - 1) / PCHUNK;
   pchunk *c = malloc((size_t)(nc > 0 ? nc : 1) * sizeof *c);
   if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
   int64_t m = 0, work = 0;
   for (int64_t o = 0; o < nops; ++o) {
     if (ops[o].runs) {
       work += ops[o].n2;
-      for (int64_t r = 0; r < ops[o].n; ++r) work += ops[o].runs[2 * r + 1];
+      for (int64_t r = 0; r < ops[o].n; ++r)
+        work += ops[o].runs[2 * r + 1];
     } else {
       work += ops[o].n;
     }
   }
   for (int64_t o = 0; o < nops; ++o) {
-    if (ops[o].runs) c[m++] = (pchunk){o, 0, ops[o].n};
+    if (ops[o].runs)
+      c[m++] = (pchunk){o, 0, ops[o].n};
     else
-      for (int64_t i = 0; i < ops[o].n; i += PCHUNK) c[m++] = (pchunk){o, i, i + PCHUNK < ops[o].n ? i + PCHUNK : ops[o].n};
+      for (int64_t i = 0; i < ops[o].n; i += PCHUNK)
+        c[m++] = (pchunk){o, i, i + PCHUNK < ops[o].n ? i + PCHUNK : ops[o].n};
   }
 #pragma omp parallel for schedule(dynamic, 1) if (work > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < m; ++k) {
     const bf_pcopy *op = &ops[c[k].part];
-    if (op->runs) copy_runs(op);
-    else copy_indexed(op, c[k].i0, c[k].i1);
+    if (op->runs)
+      copy_runs(op);
+    else
+      copy_indexed(op, c[k].i0, c[k].i1);
   }
   free(c);
   return 0;
@@ -504,7 +535,8 @@ static int cpu_p_random(const bf_prandom *r, int64_t n, double *const *pos) {
   for (int64_t c = 0; c < (n + PCHUNK - 1) / PCHUNK; ++c) {
     int64_t i1 = (c + 1) * PCHUNK < n ? (c + 1) * PCHUNK : n;
     for (int64_t i = c * PCHUNK; i < i1; ++i)
-      for (int d = 0; d < r->dim; ++d) pos[d][i] = random_coord(r, key, (uint64_t)(r->first + i), d);
+      for (int d = 0; d < r->dim; ++d)
+        pos[d][i] = random_coord(r, key, (uint64_t)(r->first + i), d);
   }
   return 0;
 }
@@ -526,7 +558,8 @@ static int cpu_p_random_locate(const bf_prandom *r, const bf_plocate *loc, int64
     for (int64_t b = c * PCHUNK; b < i1; b += RBLOCK) {
       int64_t m = i1 - b < RBLOCK ? i1 - b : RBLOCK;
       for (int d = 0; d < r->dim; ++d)
-        for (int64_t k = 0; k < m; ++k) buf[d][k] = random_coord(r, key, (uint64_t)(r->first + b + k), d);
+        for (int64_t k = 0; k < m; ++k)
+          buf[d][k] = random_coord(r, key, (uint64_t)(r->first + b + k), d);
       part.n = m;
       part.dest = dest + b;
       locate_chunk(loc, &part, 0, m);
@@ -540,13 +573,15 @@ static int cpu_p_random_place(const bf_prandom *r, uint64_t idcpu0, int64_t npar
   int64_t nc = 0, total = 0;
   pchunk *c = make_chunks(nparts, &parts[0].n, sizeof(bf_pplace), &nc);
   if (!c) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for particle work chunks");
-  for (int64_t q = 0; q < nparts; ++q) total += parts[q].n;
+  for (int64_t q = 0; q < nparts; ++q)
+    total += parts[q].n;
 #pragma omp parallel for schedule(dynamic, 1) if (total > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t k = 0; k < nc; ++k) {
     const bf_pplace *p = &parts[c[k].part];
     for (int64_t j = c[k].i0; j < c[k].i1; ++j) {
       uint64_t i = (uint64_t)p->idx[j];
-      for (int d = 0; d < r->dim; ++d) p->pos[d][j * p->pstride] = random_coord(r, key, (uint64_t)r->first + i, d);
+      for (int d = 0; d < r->dim; ++d)
+        p->pos[d][j * p->pstride] = random_coord(r, key, (uint64_t)r->first + i, d);
       p->idcpu[j * p->istride] = idcpu0 + (i << 24);
     }
   }
