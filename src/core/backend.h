@@ -352,19 +352,24 @@ typedef struct bf_prandom {
  * keyed by the seed: u64 of (seed, counter, d, attempt) =
  * mix(key(seed) + (4 * counter + d) * golden + attempt * c2), one mix per
  * coordinate; the same on every backend (device code includes this header). */
-static inline uint64_t bf_prng_mix(uint64_t z) {
+#ifdef __CUDACC__
+#define BF_PRNG_FN static inline __host__ __device__
+#else
+#define BF_PRNG_FN static inline
+#endif
+BF_PRNG_FN uint64_t bf_prng_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-static inline uint64_t bf_prng_key(uint64_t seed) { return bf_prng_mix(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull); }
-static inline uint64_t bf_prng_at(uint64_t key, uint64_t counter, int d, int attempt) {
+BF_PRNG_FN uint64_t bf_prng_key(uint64_t seed) { return bf_prng_mix(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull); }
+BF_PRNG_FN uint64_t bf_prng_at(uint64_t key, uint64_t counter, int d, int attempt) {
   return bf_prng_mix(key + (counter * 4 + (uint64_t)d) * 0x9E3779B97F4A7C15ull + (uint64_t)attempt * 0xD1B54A32D192ED03ull);
 }
-static inline uint64_t bf_prng(uint64_t seed, uint64_t counter, int d, int attempt) {
+BF_PRNG_FN uint64_t bf_prng(uint64_t seed, uint64_t counter, int d, int attempt) {
   return bf_prng_at(bf_prng_key(seed), counter, d, attempt);
 }
-static inline double bf_prng_unit(uint64_t r) { return (double)(r >> 11) * (1.0 / 9007199254740992.0); }
+BF_PRNG_FN double bf_prng_unit(uint64_t r) { return (double)(r >> 11) * (1.0 / 9007199254740992.0); }
 
 /* One tile's share of p_random_place. */
 typedef struct bf_pplace {

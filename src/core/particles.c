@@ -631,6 +631,10 @@ bool bf_pc_needs_mirror(const bf_pc *pc) {
   return !complete && !bf_arena_is_host_accessible(pc->arena);
 }
 
+bool bf_pc_needs_host(const bf_pc *pc) {
+  return bf_pc_needs_mirror(pc) || (pc->arena && !bf_arena_is_host_accessible(pc->arena));
+}
+
 int bf_pc_mirror(const bf_pc *pc, bf_pc **out) {
   bf_pc *h = NULL;
   BF_CALL(bf_pc_create(&pc->layout, bf_arena_get(BF_ARENA_CPU), &h));
@@ -726,31 +730,31 @@ static int count_valid(const bf_pc *pc, const bf_ptile *t, int64_t n, int64_t *o
   const uint64_t *ids = part.idcpu;
   uint64_t *tmp = NULL;
   if (n > 0 && pc->arena && !bf_arena_is_host_accessible(pc->arena)) {
-    /* device-only memory: read idcpu through the vector API */
-    tmp = malloc((size_t)n * sizeof *tmp);
-    BF_CHECK(tmp != NULL, BF_ERROR_MEMORY, "out of memory");
-    for (int64_t i = 0; i < n; ++i) {
-      if (pc->layout.pure_soa) {
-        int st = bf_podvec_read(bf_ptile_idcpu(t), 0, n, tmp);
-        if (st) {
-          free(tmp);
-          return st;
-        }
-        break;
-      }
-      /* AoS: whole structs */
-      size_t ss = bf_playout_struct_size(&pc->layout);
-      char *buf = malloc(ss);
-      int st = buf ? bf_podvec_get(bf_ptile_aos(t), i, buf) : BF_ERROR_MEMORY;
-      if (!st) memcpy(&tmp[i], buf + bf_playout_idcpu_offset(&pc->layout), 8);
-      free(buf);
+    /* device-only memory: read idcpu through the vector API (one copy per tile) */
+    if (pc->layout.pure_soa) {
+      tmp = malloc((size_t)n * sizeof *tmp);
+      BF_CHECK(tmp != NULL, BF_ERROR_MEMORY, "out of memory counting %lld particles", (long long)n);
+      int st = bf_podvec_read(bf_ptile_idcpu(t), 0, n, tmp);
       if (st) {
         free(tmp);
-        return st == BF_ERROR_MEMORY ? bf_error_set(st, __func__, "out of memory") : st;
+        return st;
       }
+      ids = tmp;
+      part.istride = 1;
+    } else {
+      /* AoS: the whole structs, idcpu read at its offset with the struct stride */
+      size_t ss = bf_playout_struct_size(&pc->layout);
+      char *buf = malloc((size_t)n * ss);
+      BF_CHECK(buf != NULL, BF_ERROR_MEMORY, "out of memory counting %lld particles", (long long)n);
+      int st = bf_podvec_read(bf_ptile_aos(t), 0, n, buf);
+      if (st) {
+        free(buf);
+        return st;
+      }
+      tmp = (uint64_t *)(void *)buf;
+      ids = (const uint64_t *)(const void *)(buf + bf_playout_idcpu_offset(&pc->layout));
+      part.istride = (int64_t)(ss / 8);
     }
-    ids = tmp;
-    part.istride = 1;
   } else if (n > 0 && bf_backend_have_gpu()) {
     BF_CALL(bf_gpu_synchronize());
   }

@@ -61,6 +61,10 @@ int bf_pc_slot_level(const bf_pc *pc, int64_t slot);
  * (bf_pc_writeback, all reserved first).  BOXFAB_PARTICLE_MIRROR=1 forces
  * this path for every arena but The_Cpu_Arena (tests). */
 bool bf_pc_needs_mirror(const bf_pc *pc);
+/* Operations written for host memory only (sorting, Increment, OK: they read
+ * positions on the host) take the mirror for every device-only arena, with or
+ * without device kernels. */
+bool bf_pc_needs_host(const bf_pc *pc);
 int bf_pc_mirror(const bf_pc *pc, bf_pc **h);
 int bf_pc_writeback(bf_pc *pc, const bf_pc *h);
 

@@ -585,7 +585,7 @@ static int sort_tiles(bf_pc *pc, const bf_intvect *bin) {
     for (int d = 0; d < dim; ++d)
       BF_CHECK(bin->v[d] >= 1, BF_ERROR_VALUE, "bin size must be >= 1, got %d in direction %d", bin->v[d], d);
   }
-  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, sort_tiles(h_, bin));
+  if (bf_pc_needs_host(pc)) BF_PC_MIRRORED(pc, true, sort_tiles(h_, bin));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   for (int l = 0; l < pc->nlev; ++l) {
@@ -669,7 +669,7 @@ int bf_pc_increment(const bf_pc *pc, bf_multifab *mf, int lev) {
   BF_CHECK(bf_multifab_dtype(mf) == 0, BF_ERROR_TYPE, "increment: the MultiFab must hold doubles");
   BF_CHECK(!bf_multifab_arena(mf) || bf_arena_is_host_accessible(bf_multifab_arena(mf)), BF_ERROR_VALUE,
            "increment: the MultiFab's memory must be host-accessible (no CUDA kernel yet)");
-  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, false, bf_pc_increment(h_, mf, lev));
+  if (bf_pc_needs_host(pc)) BF_PC_MIRRORED(pc, false, bf_pc_increment(h_, mf, lev));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   int dim = pc->layout.dim;

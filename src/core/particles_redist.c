@@ -350,7 +350,7 @@ int bf_pc_ok(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool *ok) {
   if (pc->nlev == 0) return BF_SUCCESS;
   BF_CALL(level_range(pc, lev_min, &lev_max));
   BF_CHECK(ngrow >= 0, BF_ERROR_VALUE, "nGrow must be >= 0, got %d", ngrow);
-  if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, false, bf_pc_ok(h_, lev_min, lev_max, ngrow, ok));
+  if (bf_pc_needs_host(pc)) BF_PC_MIRRORED(pc, false, bf_pc_ok(h_, lev_min, lev_max, ngrow, ok));
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   bf_ploc_level levs[BF_PC_MAX_LEVELS];

@@ -296,6 +296,12 @@ static int cuda_fill(bf_backend *b) {
   b->has_free = cu_has_free;
   b->pmesh_deposit = bf_cuda_pmesh_deposit;
   b->pmesh_interpolate = bf_cuda_pmesh_interpolate;
+  b->particles.p_locate = bf_cuda_p_locate;
+  b->particles.p_wrap = bf_cuda_p_wrap;
+  b->particles.p_copy = bf_cuda_p_copy;
+  b->particles.p_random = bf_cuda_p_random;
+  b->particles.p_random_locate = bf_cuda_p_random_locate;
+  b->particles.p_random_place = bf_cuda_p_random_place;
   return 0;
 }
 

@@ -119,6 +119,13 @@ void bf_cuda_release(void *handle);
 /* particle-mesh coupling (cuda_pmesh.cu) */
 int bf_cuda_pmesh_deposit(const bf_pmesh_args *a, int64_t *nskipped);
 int bf_cuda_pmesh_interpolate(const bf_pmesh_args *a, int64_t *nskipped);
+/* the particle kernels (cuda_particles.cu; contract: bf_backend_particles) */
+int bf_cuda_p_locate(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts);
+int bf_cuda_p_wrap(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts);
+int bf_cuda_p_copy(int64_t nops, const bf_pcopy *ops);
+int bf_cuda_p_random(const bf_prandom *r, int64_t n, double *const *pos);
+int bf_cuda_p_random_locate(const bf_prandom *r, const bf_plocate *loc, int64_t n, int32_t *dest);
+int bf_cuda_p_random_place(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const bf_pplace *parts);
 
 /* Element-wise op g over the pieces (device arrays) on stream s.  Returns a
  * cudaError_t. */
