@@ -3,7 +3,7 @@
 # root: configure and build the C library and tests with CUDA (Release) into
 # build/gpu, run ctest (test_cuda_backend compares every MultiFab operation on
 # the GPU with the CPU backend), then test_cuda_backend under
-# compute-sanitizer's memcheck, the benchmark table (build/gpu/bench_gpu, to
+# compute-sanitizer's memcheck (and test_particles_gpu), the benchmark table (build/gpu/bench_gpu, to
 # $OUT/bench_gpu.txt, with build/gpu/bench_dram_rows: the device's floor for
 # fill_boundary), then installs the Python package
 # (pip install --no-build-isolation --no-deps .), appends the Python table
@@ -53,7 +53,8 @@ fi
 
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ -x "$SAN" ]; then
-  step memcheck "$SAN" --tool memcheck --leak-check full --error-exitcode 3 build/gpu/test_cuda_backend
+  step memcheck bash -c '"$0" --tool memcheck --leak-check full --error-exitcode 3 build/gpu/test_cuda_backend &&
+    "$0" --tool memcheck --error-exitcode 3 build/gpu/test_particles_gpu' "$SAN"
 else
   fail "compute-sanitizer not found: memcheck not run" memcheck
 fi
@@ -78,9 +79,19 @@ if step pip_install "$PY" -m pip install --no-build-isolation --no-deps .; then
   grep -q '^gpu_bench.py: skipped' "$LOGS/bench_gpu.txt" && fail "gpu_bench.py skipped: no GPU seen" gpu_bench_py
   grep -q '^gpu_bench.py: checks .* [1-9][0-9]* missed' "$LOGS/bench_gpu.txt" &&
     echo "(gpu_bench.py: some targets missed, see bench_gpu.txt)"
+  # particles on the device (issue 10's targets) and deposition against cupyx.scatter_add, same file
+  echo "== gpu_particles" | tee -a "$LOGS/bench_gpu.txt"
+  PYTHONUNBUFFERED=1 "$PY" benchmarks/gpu_particles.py 2>&1 | tee -a "$LOGS/bench_gpu.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_particles.py failed (a check or a call)" gpu_particles
+  echo "== bench_deposit --gpu" | tee -a "$LOGS/bench_gpu.txt"
+  PYTHONUNBUFFERED=1 "$PY" benchmarks/bench_deposit.py --gpu --ncell 256 --max-size 64 --particles 1e7 \
+    --shapes cic tsc 2>&1 | tee -a "$LOGS/bench_gpu.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "bench_deposit.py --gpu failed" bench_deposit
   # from tests/: the installed boxfab, not the source tree (exit 5, no test collected, fails too)
   step pytest_gpu bash -c 'cd tests && BOXFAB_TEST_DEVICE=gpu exec "$0" -m pytest -m gpu -rs -q -p no:cacheprovider python' "$PY"
-  step pytest_all bash -c 'cd tests && exec "$0" -m pytest -q -p no:cacheprovider python' "$PY"
+  if [ -z "${GPU_TEST_SKIP_FULL:-}" ]; then # (GPU_TEST_SKIP_FULL=1: the GPU tests only, for short device calls)
+    step pytest_all bash -c 'cd tests && exec "$0" -m pytest -q -p no:cacheprovider python' "$PY"
+  fi
 else
   fail "pip install failed: gpu_bench.py and pytest not run" pytest
 fi
