@@ -39,8 +39,13 @@ int bf_pod_copy(bf_arena *dst_arena, void *dst, const bf_arena *src_arena, const
     memmove(dst, src, nbytes);
     return BF_SUCCESS;
   }
-  const bf_backend *be = dd ? bf_backend_for_arena(src_arena) : bf_backend_for_arena(dst_arena);
-  return be->mem_copy(dst, src, nbytes);
+  /* device memory on either side: the device backend's copy (any direction); only between
+   * host-accessible memories may a table with a host copy (pinned: wait, then memcpy) do it */
+  const bf_arena *by = !bf_arena_is_host_accessible(src_arena)   ? src_arena
+                       : !bf_arena_is_host_accessible(dst_arena) ? dst_arena
+                       : dd                                      ? src_arena
+                                                                 : dst_arena;
+  return bf_backend_for_arena(by)->mem_copy(dst, src, nbytes);
 }
 
 /* Host <-> vector memory. */

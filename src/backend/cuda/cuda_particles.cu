@@ -231,6 +231,10 @@ struct dop {
   const int64_t *didx, *sidx;
   int64_t n;
   int64_t words; /* 0: 4-byte elements */
+  /* a gather by runs (sidx NULL): item k comes from runs[2r] + k - prefix[r],
+   * r the run with prefix[r] <= k < prefix[r+1] (nr runs) */
+  const int64_t *runs, *prefix;
+  int64_t nr;
 };
 
 __global__ void __launch_bounds__(kThreads) copy_kernel(const dop *ops, int64_t nops, const int64_t *bstart,
@@ -241,12 +245,22 @@ __global__ void __launch_bounds__(kThreads) copy_kernel(const dop *ops, int64_t 
   const int64_t k = (b - bstart[o]) * kThreads + (int64_t)threadIdx.x;
   if (k >= op.n) return;
   const int64_t di = op.didx ? op.didx[k] : k;
+  int64_t si = k;
+  if (op.sidx) si = op.sidx[k];
+  else if (op.runs) {
+    int64_t lo = 0, hi = op.nr - 1;
+    while (lo < hi) {
+      const int64_t mid = (lo + hi + 1) / 2;
+      if (op.prefix[mid] <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    si = op.runs[2 * lo] + (k - op.prefix[lo]);
+  }
   if (op.words == 0) {
-    uint32_t v = op.value ? *(const uint32_t *)op.value : ((const uint32_t *)op.src)[op.sidx ? op.sidx[k] : k];
+    uint32_t v = op.value ? *(const uint32_t *)op.value : ((const uint32_t *)op.src)[si];
     ((uint32_t *)op.dst)[di] = v;
     return;
   }
-  const int64_t si = op.sidx ? op.sidx[k] : k;
   uint64_t *dw = (uint64_t *)op.dst + di * op.words;
   const uint64_t *sw = op.value ? (const uint64_t *)op.value : (const uint64_t *)op.src + si * op.words;
   for (int64_t w = 0; w < op.words; ++w) dw[w] = sw[w];
@@ -280,6 +294,7 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
     bool has_didx, has_sidx, has_value, has_src;
     int64_t n;  /* items of the op's main phase-1 copy */
     int64_t w0; /* run ops: first destination element that moves */
+    int64_t nr; /* run ops: runs that move (at src_off; their prefix at value_off) */
   };
   pending *pd = (pending *)calloc((size_t)nops, sizeof(pending));
   if (!pd) return bf_error_set(BF_ERROR_MEMORY, what, "%s: out of host memory", what);
@@ -293,25 +308,39 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
       return bf_error_set(BF_ERROR_VALUE, what, "%s: element size %zu not supported", what, op->elem);
     }
     if (op->runs) {
+      /* the vectors of one tile share their movers' indices and runs (consecutive ops): uploaded once */
+      const bf_pcopy *prev = o > 0 && ops[o - 1].runs ? &ops[o - 1] : nullptr;
       if (op->n2 > 0) {
-        p->has_didx = true, p->didx_off = im.add(op->didx, (size_t)op->n2 * 8);
-        p->sidx_off = im.add(op->sidx, (size_t)op->n2 * 8);
+        if (prev && prev->n2 == op->n2 && prev->didx == op->didx && prev->sidx == op->sidx) {
+          p->didx_off = pd[o - 1].didx_off, p->sidx_off = pd[o - 1].sidx_off;
+        } else {
+          p->didx_off = im.add(op->didx, (size_t)op->n2 * 8);
+          p->sidx_off = im.add(op->sidx, (size_t)op->n2 * 8);
+        }
+        p->has_didx = true;
         ++nextra;
       }
-      int64_t r = 0, w = 0, count = 0;
-      while (r < op->n && op->runs[2 * r] == w && op->dst == op->src) w += op->runs[2 * r + 1], ++r;
-      p->w0 = w;
-      for (int64_t q = r; q < op->n; ++q) count += op->runs[2 * q + 1];
-      p->n = count;
-      if (count > 0) {
-        p->has_sidx = true;
-        p->src_off = im.add(nullptr, (size_t)count * sizeof(int64_t)); /* the stays' indices */
-        if (im.bad) break;
-        int64_t *sx = (int64_t *)(im.h + p->src_off), k = 0;
-        for (int64_t q = r; q < op->n; ++q)
-          for (int64_t j = 0; j < op->runs[2 * q + 1]; ++j) sx[k++] = op->runs[2 * q] + j;
+      if (prev && prev->runs == op->runs && prev->n == op->n && prev->dst == prev->src && op->dst == op->src) {
+        p->w0 = pd[o - 1].w0, p->n = pd[o - 1].n, p->nr = pd[o - 1].nr;
+        p->src_off = pd[o - 1].src_off, p->value_off = pd[o - 1].value_off;
+      } else {
+        int64_t r = 0, w = 0, count = 0;
+        while (r < op->n && op->runs[2 * r] == w && op->dst == op->src) w += op->runs[2 * r + 1], ++r;
+        p->w0 = w;
+        p->nr = op->n - r;
+        if (p->nr > 0) {
+          p->src_off = im.add(op->runs + 2 * r, (size_t)p->nr * 16); /* the runs that move */
+          p->value_off = im.add(nullptr, (size_t)(p->nr + 1) * 8);   /* their prefix */
+          if (im.bad) break;
+          int64_t *pre = (int64_t *)(im.h + p->value_off);
+          for (int64_t q = 0; q < p->nr; ++q) pre[q] = count, count += op->runs[2 * (r + q) + 1];
+          pre[p->nr] = count;
+        }
+        p->n = count;
+      }
+      if (p->n > 0) {
         p->scratch_off = scratch;
-        scratch += align16((size_t)count * op->elem);
+        scratch += align16((size_t)p->n * op->elem);
         ++nextra;
       }
       continue;
@@ -388,7 +417,9 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
         g.n = p->n;
         g.dst = d + scratch_at + p->scratch_off;
         g.src = (const char *)op->src;
-        g.sidx = (const int64_t *)(d + p->src_off);
+        g.runs = (const int64_t *)(d + p->src_off);
+        g.prefix = (const int64_t *)(d + p->value_off);
+        g.nr = p->nr;
         push1(g);
         dop y = x;
         y.n = p->n;
