@@ -631,6 +631,11 @@ bool bf_pc_needs_mirror(const bf_pc *pc) {
   return !complete && !bf_arena_is_host_accessible(pc->arena);
 }
 
+bf_arena *bf_pc_dest_arena(const bf_pc *pc) {
+  bool device = pc->arena && !bf_arena_is_host_accessible(pc->arena) && !bf_pc_needs_mirror(pc);
+  return bf_arena_get(device ? BF_ARENA_PINNED : BF_ARENA_CPU);
+}
+
 bool bf_pc_needs_host(const bf_pc *pc) {
   return bf_pc_needs_mirror(pc) || (pc->arena && !bf_arena_is_host_accessible(pc->arena));
 }

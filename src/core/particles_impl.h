@@ -65,6 +65,10 @@ bool bf_pc_needs_mirror(const bf_pc *pc);
  * positions on the host) take the mirror for every device-only arena, with or
  * without device kernels. */
 bool bf_pc_needs_host(const bf_pc *pc);
+/* Where the dest codes of p_locate / p_random_locate live: pinned memory
+ * when the container's kernels run on the device (they write the codes
+ * there directly), else The_Cpu_Arena. */
+bf_arena *bf_pc_dest_arena(const bf_pc *pc);
 int bf_pc_mirror(const bf_pc *pc, bf_pc **h);
 int bf_pc_writeback(bf_pc *pc, const bf_pc *h);
 

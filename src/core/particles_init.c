@@ -274,14 +274,14 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
   if (!K) return bf_error_code();
   if (n == 0) return BF_SUCCESS;
   double pt_last = pt_now();
-  bf_arena *host = bf_arena_get(BF_ARENA_CPU);
   int32_t *dest = NULL;
   int64_t *idx = NULL, *cnt = NULL;
   bool *created = NULL;
   int64_t *oldn = NULL;
   bf_pcopy *ops = NULL;
-  int st = bf_arena_alloc(host, (size_t)n * sizeof *dest, (void **)&dest);
-  if (!st) st = bf_arena_alloc(host, (size_t)n * sizeof *idx, (void **)&idx);
+  bf_arena *dest_arena = bf_pc_dest_arena(pc);
+  int st = bf_arena_alloc(dest_arena, (size_t)n * sizeof *dest, (void **)&dest);
+  if (!st) st = bf_arena_alloc(dest_arena, (size_t)n * sizeof *idx, (void **)&idx);
   int64_t ns = pc->nslots;
   cnt = calloc((size_t)ns + 1, sizeof *cnt);
   created = calloc((size_t)ns + 1, sizeof *created);
@@ -366,8 +366,8 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
     for (int64_t s = 0; s < ns; ++s)
       if (created[s]) bf_ptile_destroy(&pc->slots[s]);
   free(ops), free(oldn), free(created), free(cnt);
-  if (idx) bf_arena_free(host, idx, (size_t)n * sizeof *idx);
-  if (dest) bf_arena_free(host, dest, (size_t)n * sizeof *dest);
+  if (idx) bf_arena_free(dest_arena, idx, (size_t)n * sizeof *idx);
+  if (dest) bf_arena_free(dest_arena, dest, (size_t)n * sizeof *dest);
   return st;
 }
 

@@ -108,7 +108,11 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
   int st = BF_SUCCESS;
   src_tile *src = xmalloc((size_t)nsrc * sizeof *src);
   bf_ppart *parts = xmalloc((size_t)nsrc * sizeof *parts);
-  int32_t *dest = xmalloc((size_t)ntot * sizeof *dest);
+  /* dest codes: pinned memory when the kernels run on the device (they write it directly) */
+  bf_arena *dest_arena = bf_pc_dest_arena(pc);
+  int32_t *dest = NULL;
+  if (bf_arena_alloc(dest_arena, (size_t)(ntot > 0 ? ntot : 1) * sizeof *dest, (void **)&dest) != BF_SUCCESS)
+    dest = NULL;
   dst_info *di = calloc((size_t)(pc->nslots > 0 ? pc->nslots : 1), sizeof *di);
   int64_t *mover_idx = NULL, *mover_pos = NULL, *runs = NULL, *wraps = NULL;
   void *stage[MAXVECS] = {0};
@@ -339,7 +343,8 @@ done:
     if (runs) bf_arena_free(h, runs, 2 * ib);
     if (wraps) bf_arena_free(h, wraps, ib);
   }
-  free(ops), free(di), free(dest), free(parts), free(src);
+  if (dest) bf_arena_free(dest_arena, dest, (size_t)(ntot > 0 ? ntot : 1) * sizeof *dest);
+  free(ops), free(di), free(parts), free(src);
   return st;
 }
 

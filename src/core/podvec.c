@@ -71,6 +71,16 @@ int bf_pod_fill(bf_arena *a, void *dst, size_t esz, int64_t n, const void *value
     }
     return BF_SUCCESS;
   }
+  const bf_backend *be = bf_backend_for_arena(a);
+  if (be->particles.p_copy && !bf_arena_is_host_accessible(a) && (esz == 4 || esz % 8 == 0) && esz <= 4096) {
+    /* the device fills (one kernel) */
+    char zero[4096];
+    if (!value) memset(zero, 0, esz);
+    bf_pcopy op;
+    memset(&op, 0, sizeof op);
+    op.dst = dst, op.value = value ? value : zero, op.elem = esz, op.n = n;
+    return be->particles.p_copy(1, &op);
+  }
   /* a host pattern of whole elements, copied chunk by chunk */
   size_t per = (size_t)1 << 16;
   size_t chunk_elems = per / esz ? per / esz : 1;
@@ -79,7 +89,6 @@ int bf_pod_fill(bf_arena *a, void *dst, size_t esz, int64_t n, const void *value
   BF_CHECK(tmp != NULL, BF_ERROR_MEMORY, "out of memory for a fill pattern");
   if (value)
     for (size_t i = 0; i < chunk_elems; ++i) memcpy(tmp + i * esz, value, esz);
-  const bf_backend *be = bf_backend_for_arena(a);
   int err = BF_SUCCESS;
   for (size_t done = 0; done < nbytes && !err;) {
     size_t m = nbytes - done < chunk_elems * esz ? nbytes - done : chunk_elems * esz;

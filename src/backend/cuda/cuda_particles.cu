@@ -157,12 +157,14 @@ int locate_run(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts, boo
     if (wrap && parts[k].list) nlist += parts[k].nlist;
   }
   size_t list_off = im.add(nullptr, (size_t)(nlist > 0 ? nlist : 1) * sizeof(int64_t));
-  size_t dest_off = im.add(nullptr, (size_t)(ntot > 0 ? ntot : 1) * sizeof(int32_t));
+  /* dest codes in pinned memory (the core's choice on a GPU): the kernel reads and writes them there */
+  const bool direct = contiguous && device_reachable(parts[0].dest);
+  size_t dest_off = im.add(nullptr, direct ? 16 : (size_t)(ntot > 0 ? ntot : 1) * sizeof(int32_t));
   if (im.bad) return bf_error_set(BF_ERROR_MEMORY, what, "%s: out of host memory for the launch image", what);
-  if (wrap) { /* the codes and lists go up with the image */
+  if (wrap) { /* the codes (unless direct) and lists go up with the image */
     int64_t off = 0, loff = 0;
     for (int64_t k = 0; k < nparts; ++k) {
-      if (parts[k].n > 0) memcpy(im.h + dest_off + off * 4, parts[k].dest, (size_t)parts[k].n * 4);
+      if (parts[k].n > 0 && !direct) memcpy(im.h + dest_off + off * 4, parts[k].dest, (size_t)parts[k].n * 4);
       off += parts[k].n;
       if (parts[k].list && parts[k].nlist > 0) {
         memcpy(im.h + list_off + loff * 8, parts[k].list, (size_t)parts[k].nlist * 8);
@@ -180,7 +182,7 @@ int locate_run(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts, boo
   int64_t off = 0, loff = 0;
   for (int64_t k = 0; k < nparts; ++k) {
     hp[k] = parts[k];
-    hp[k].dest = (int32_t *)(d + dest_off) + off;
+    hp[k].dest = direct ? parts[k].dest : (int32_t *)(d + dest_off) + off;
     off += parts[k].n;
     int64_t items = parts[k].n;
     if (wrap && parts[k].list) {
@@ -201,7 +203,7 @@ int locate_run(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts, boo
                                                     (const int64_t *)(d + bs_off), b0, wrap);
     e = cudaGetLastError();
   }
-  if (!wrap && e == cudaSuccess && ntot > 0) {
+  if (!wrap && !direct && e == cudaSuccess && ntot > 0) {
     if (contiguous) e = cudaMemcpyAsync(parts[0].dest, d + dest_off, (size_t)ntot * 4, cudaMemcpyDeviceToHost, s);
     else {
       off = 0;
@@ -510,20 +512,22 @@ int random_locate_run(const bf_prandom *r, const bf_plocate *loc, int64_t n, int
   if (!pl.pack(im, loc)) return bf_error_set(BF_ERROR_MEMORY, what, "%s: cannot pack the locator", what);
   const size_t dest_off = im.add(nullptr, 16);
   if (im.bad) return bf_error_set(BF_ERROR_MEMORY, what, "%s: out of host memory for the launch image", what);
+  const bool direct = device_reachable(dest); /* pinned: the kernel writes the codes there */
   char *d = nullptr;
-  cudaError_t e = cudaMallocAsync((void **)&d, dest_off + (size_t)n * 4, s);
+  cudaError_t e = cudaMallocAsync((void **)&d, dest_off + (direct ? 16 : (size_t)n * 4), s);
   if (e != cudaSuccess) return fail(e, what);
   bf_plocate dl = pl.fix(im, loc, d);
+  int32_t *ddest = direct ? dest : (int32_t *)(d + dest_off);
   e = cudaMemcpyAsync(d, im.h, dest_off, cudaMemcpyHostToDevice, s);
   const uint64_t key = bf_prng_key(r->seed);
   const int64_t step = kMaxBlocks * kThreads;
   for (int64_t i0 = 0; e == cudaSuccess && i0 < n; i0 += step) {
     const int64_t m = n - i0 < step ? n - i0 : step;
     random_locate_kernel<<<(unsigned)((m + kThreads - 1) / kThreads), kThreads, 0, s>>>(
-        *r, key, dl, n, (int32_t *)(d + dest_off), i0);
+        *r, key, dl, n, ddest, i0);
     e = cudaGetLastError();
   }
-  if (e == cudaSuccess) e = cudaMemcpyAsync(dest, d + dest_off, (size_t)n * 4, cudaMemcpyDeviceToHost, s);
+  if (e == cudaSuccess && !direct) e = cudaMemcpyAsync(dest, d + dest_off, (size_t)n * 4, cudaMemcpyDeviceToHost, s);
   cudaError_t e2 = cudaFreeAsync(d, s);
   if (e == cudaSuccess) e = e2;
   cudaError_t e3 = cudaStreamSynchronize(s);
@@ -553,8 +557,9 @@ int random_place_run(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const
   image im;
   size_t *idx_off = (size_t *)calloc((size_t)nparts, sizeof(size_t));
   if (!idx_off) return bf_error_set(BF_ERROR_MEMORY, what, "%s: out of host memory", what);
+  const bool direct = nparts > 0 && device_reachable(parts[0].idx); /* pinned indices: read in place */
   for (int64_t k = 0; k < nparts; ++k)
-    idx_off[k] = parts[k].n > 0 ? im.add(parts[k].idx, (size_t)parts[k].n * 8) : 0;
+    idx_off[k] = parts[k].n > 0 && !direct ? im.add(parts[k].idx, (size_t)parts[k].n * 8) : 0;
   const size_t parts_off = im.add(nullptr, (size_t)nparts * sizeof(bf_pplace));
   const size_t bs_off = im.add(nullptr, (size_t)(nparts + 1) * sizeof(int64_t));
   if (im.bad) {
@@ -572,7 +577,7 @@ int random_place_run(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const
   bs[0] = 0;
   for (int64_t k = 0; k < nparts; ++k) {
     hp[k] = parts[k];
-    hp[k].idx = (const int64_t *)(d + idx_off[k]);
+    hp[k].idx = direct ? parts[k].idx : (const int64_t *)(d + idx_off[k]);
     bs[k + 1] = bs[k] + (parts[k].n + kThreads - 1) / kThreads;
   }
   free(idx_off);
