@@ -10,6 +10,7 @@
 #include "boxfab/idcpu.h"
 #include "boxfab/runtime.h"
 #include "particles_impl.h"
+#include "podvec_impl.h"
 #include <stdio.h>
 #include <time.h>
 /* BOXFAB_PARTICLE_TIMES=1: the time of each phase on stderr (tuning). */
@@ -337,25 +338,26 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
     int64_t a = cnt[s + 1] - cnt[s];
     if (a == 0) continue;
     bf_ptile *t = pc->slots[s];
-    (void)bf_ptile_resize(t, oldn[s] + a); /* new elements are zero */
+    (void)bf_ptile_resize_raw(t, oldn[s] + a); /* reserved above; every new element is written below */
     bf_pplace *pl = &places[np++];
     memset(pl, 0, sizeof *pl);
     pl->n = a, pl->idx = idx + cnt[s], pl->pstride = 1, pl->istride = 1;
     for (int d = 0; d < dim; ++d)
       pl->pos[d] = (double *)bf_podvec_data(bf_ptile_real(t, d)) + oldn[s];
     pl->idcpu = (uint64_t *)bf_podvec_data(bf_ptile_idcpu(t)) + oldn[s];
-    for (int c = dim; c < nr && c < pc->layout.nar; ++c)
-      if (init && init->real_array && init->real_array[c] != 0.0)
-        ops[m++] = (bf_pcopy){.dst = (double *)bf_podvec_data(bf_ptile_real(t, c)) + oldn[s],
-                              .value = &init->real_array[c],
-                              .elem = 8,
-                              .n = a};
-    for (int c = 0; c < ni && c < pc->layout.nai; ++c)
-      if (init && init->int_array && init->int_array[c] != 0)
-        ops[m++] = (bf_pcopy){.dst = (int32_t *)bf_podvec_data(bf_ptile_int(t, c)) + oldn[s],
-                              .value = &init->int_array[c],
-                              .elem = 4,
-                              .n = a};
+    /* every other component gets its constant (run-time ones 0): the tile grew without a fill */
+    static const double zero_d = 0.0;
+    static const int32_t zero_i = 0;
+    for (int c = dim; c < nr; ++c)
+      ops[m++] = (bf_pcopy){.dst = (double *)bf_podvec_data(bf_ptile_real(t, c)) + oldn[s],
+                            .value = c < pc->layout.nar && init && init->real_array ? &init->real_array[c] : &zero_d,
+                            .elem = 8,
+                            .n = a};
+    for (int c = 0; c < ni; ++c)
+      ops[m++] = (bf_pcopy){.dst = (int32_t *)bf_podvec_data(bf_ptile_int(t, c)) + oldn[s],
+                            .value = c < pc->layout.nai && init && init->int_array ? &init->int_array[c] : &zero_i,
+                            .elem = 4,
+                            .n = a};
   }
   if (!st && np > 0) st = K->p_random_place(r, v0, np, places);
   free(places);

@@ -19,6 +19,7 @@
 #include "boxfab/idcpu.h"
 #include "boxfab/runtime.h"
 #include "particles_impl.h"
+#include "podvec_impl.h"
 #include <stdio.h>
 #include <time.h>
 /* BOXFAB_PARTICLE_TIMES=1: the time of each phase on stderr (tuning). */
@@ -303,7 +304,8 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       if (!di[s].touched) continue;
       int64_t before = di[s].final - di[s].narr;
       if (oldsize) oldsize[s] = before;
-      if ((st = bf_ptile_resize(pc->slots[s], di[s].final)) != BF_SUCCESS) {
+      /* raw: the new elements [before, final) are the arrivals, all written below */
+      if ((st = bf_ptile_resize_raw(pc->slots[s], di[s].final)) != BF_SUCCESS) {
         free(oldsize);
         goto done; /* cannot happen: reserved */
       }

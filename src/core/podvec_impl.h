@@ -13,5 +13,9 @@ int bf_pod_fill(bf_arena *a, void *dst, size_t esz, int64_t n, const void *value
 void bf_podvec_swap_storage(bf_podvec *a, bf_podvec *b);
 /* Set the size without touching memory (n <= capacity). */
 void bf_podvec_set_size_raw(bf_podvec *v, int64_t n);
+/* Resize every vector of tile t to n without writing the new elements (the
+ * caller writes each of them before anyone reads): reserves first, so a
+ * failure changes nothing. */
+int bf_ptile_resize_raw(bf_ptile *t, int64_t n);
 
 #endif

@@ -359,6 +359,18 @@ int bf_ptile_resize(bf_ptile *t, int64_t n) {
   return BF_SUCCESS;
 }
 
+int bf_ptile_resize_raw(bf_ptile *t, int64_t n) {
+  BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  BF_CHECK(n >= 0, BF_ERROR_VALUE, "negative particle count %lld", (long long)n);
+  for (int k = 0; k < nvecs(t); ++k) {
+    bf_podvec *v = vec_at(t, k);
+    if (n > bf_podvec_capacity(v)) BF_CALL(bf_podvec_reserve(v, n));
+  }
+  for (int k = 0; k < nvecs(t); ++k) bf_podvec_set_size_raw(vec_at(t, k), n);
+  if (t->nnb > n) t->nnb = n;
+  return BF_SUCCESS;
+}
+
 int bf_ptile_set_num_neighbors(bf_ptile *t, int64_t n) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
   BF_CHECK(n >= 0, BF_ERROR_VALUE, "negative number of neighbours %lld", (long long)n);

@@ -348,12 +348,14 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
       continue;
     }
     p->n = op->n;
-    if (op->n > 0 && !device_reachable(op->dst)) {
-      free(pd);
-      return bf_error_set(BF_ERROR_VALUE, what, "%s: destination %p is host memory the device cannot write", what,
-                          op->dst);
+    /* (the destination is memory of this table's kind, as the contract says; a source may be the
+     * core's staging in pageable host memory, checked once per distinct source pointer run) */
+    bool src_host = false;
+    if (op->n > 0 && !op->value && op->src) {
+      if (o > 0 && !ops[o - 1].runs && !ops[o - 1].value && ops[o - 1].src == op->src) src_host = pd[o - 1].has_src;
+      else src_host = !device_reachable(op->src);
     }
-    if (op->n > 0 && !op->value && op->src && !device_reachable(op->src)) {
+    if (src_host) {
       /* a source in pageable host memory (the core's staging): it goes up with the image */
       int64_t ext = op->n;
       if (op->sidx) {
