@@ -364,9 +364,12 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
   PT_MARK("place");
   if (!st && m > 0) st = K->p_copy(m, ops);
   PT_MARK("fill");
-  if (st)
-    for (int64_t s = 0; s < ns; ++s)
-      if (created[s]) bf_ptile_destroy(&pc->slots[s]);
+  if (st) /* a kernel failed: new tiles go, the others shrink back (their raw tails hold no particles) */
+    for (int64_t s = 0; s < ns; ++s) {
+      if (created && created[s]) bf_ptile_destroy(&pc->slots[s]);
+      else if (cnt && oldn && pc->slots[s] && cnt[s + 1] > cnt[s] && bf_ptile_size(pc->slots[s]) > oldn[s])
+        (void)bf_ptile_resize_raw(pc->slots[s], oldn[s]);
+    }
   free(ops), free(oldn), free(created), free(cnt);
   if (idx) bf_arena_free(dest_arena, idx, (size_t)n * sizeof *idx);
   if (dest) bf_arena_free(dest_arena, dest, (size_t)n * sizeof *dest);

@@ -324,8 +324,19 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
                               .n = di[s].narr};
       }
     }
+    if (m > 0 && (st = K->p_copy(m, ops)) != BF_SUCCESS) {
+      /* the arrivals could not be copied (a device error): the destination tiles keep their stays
+       * only, never the unwritten tails; the movers are lost, and the message says so */
+      for (int64_t s = 0; s < pc->nslots; ++s)
+        if (di[s].narr > 0 && pc->slots[s]) (void)bf_ptile_resize_raw(pc->slots[s], di[s].final - di[s].narr);
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", bf_error_message());
+      st = bf_error_set(st, __func__, "redistribute: copying the particles that change tiles failed (%s); they are lost",
+                        msg);
+      free(oldsize);
+      goto done;
+    }
     free(oldsize);
-    if (m > 0 && (st = K->p_copy(m, ops)) != BF_SUCCESS) goto done;
     PT_MARK("append");
   }
   /* 5. drop empty tiles of the range */

@@ -23,6 +23,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = int64_t(1) << 30;
 #define BF_PC_MAX_LEVELS_DEV 64
+constexpr int kMaxHostSrc = 256; /* distinct pageable sources in one p_copy call */
 
 int fail(cudaError_t e, const char *what) {
   (void)cudaGetLastError();
@@ -293,7 +294,7 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
   image im;
   struct pending {
     size_t didx_off, sidx_off, value_off, scratch_off, src_off;
-    bool has_didx, has_sidx, has_value, has_src;
+    bool has_didx, has_sidx, has_value, has_src, src_known, src_host;
     int64_t n;  /* items of the op's main phase-1 copy */
     int64_t w0; /* run ops: first destination element that moves */
     int64_t nr; /* run ops: runs that move (at src_off; their prefix at value_off) */
@@ -302,6 +303,11 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
   if (!pd) return bf_error_set(BF_ERROR_MEMORY, what, "%s: out of host memory", what);
   size_t scratch = 0;
   int64_t nextra = 0; /* run ops: their movers' gathers (phase 1) and copy-backs (phase 2) */
+  struct host_src {
+    const void *ptr;
+    size_t bytes, off;
+  } hosts[kMaxHostSrc];
+  int64_t nhost = 0;
   for (int64_t o = 0; o < nops && !im.bad; ++o) {
     const bf_pcopy *op = &ops[o];
     pending *p = &pd[o];
@@ -349,27 +355,42 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
     }
     p->n = op->n;
     /* (the destination is memory of this table's kind, as the contract says; a source may be the
-     * core's staging in pageable host memory, checked once per distinct source pointer run) */
-    bool src_host = false;
-    if (op->n > 0 && !op->value && op->src) {
-      if (o > 0 && !ops[o - 1].runs && !ops[o - 1].value && ops[o - 1].src == op->src) src_host = pd[o - 1].has_src;
-      else src_host = !device_reachable(op->src);
-    }
-    if (src_host) {
-      /* a source in pageable host memory (the core's staging): it goes up with the image */
-      int64_t ext = op->n;
-      if (op->sidx) {
-        ext = 0;
-        for (int64_t k = 0; k < op->n; ++k)
-          if (op->sidx[k] + 1 > ext) ext = op->sidx[k] + 1;
+     * core's staging in pageable host memory: classified once per distinct pointer, uploaded below
+     * once per distinct pointer with the largest extent any op reads) */
+    if (!op->value && op->src) {
+      if (o > 0 && pd[o - 1].src_known && ops[o - 1].src == op->src) p->src_host = pd[o - 1].src_host;
+      else {
+        int64_t h = -1;
+        for (int64_t q = 0; q < nhost && h < 0; ++q)
+          if (hosts[q].ptr == op->src) h = q;
+        if (h < 0 && !device_reachable(op->src)) {
+          if (nhost == kMaxHostSrc) {
+            free(pd);
+            return bf_error_set(BF_ERROR_VALUE, what, "%s: more than %d distinct host sources in one call", what,
+                                kMaxHostSrc);
+          }
+          hosts[nhost].ptr = op->src, hosts[nhost].bytes = 0, h = nhost++;
+        }
+        p->src_host = h >= 0;
       }
-      p->has_src = true;
-      p->src_off = im.add(op->src, (size_t)ext * op->elem);
+      p->src_known = true;
+      if (p->src_host && op->n > 0) {
+        int64_t ext = op->n;
+        if (op->sidx) {
+          ext = 0;
+          for (int64_t k = 0; k < op->n; ++k)
+            if (op->sidx[k] + 1 > ext) ext = op->sidx[k] + 1;
+        }
+        for (int64_t q = 0; q < nhost; ++q)
+          if (hosts[q].ptr == op->src && hosts[q].bytes < (size_t)ext * op->elem) hosts[q].bytes = (size_t)ext * op->elem;
+        p->has_src = true;
+      }
     }
     if (op->value) p->has_value = true, p->value_off = im.add(op->value, op->elem);
-    if (op->didx && op->n > 0) p->has_didx = true, p->didx_off = im.add(op->didx, (size_t)op->n * 8);
+    if (op->didx && op->n > 0 && !op->value) p->has_didx = true, p->didx_off = im.add(op->didx, (size_t)op->n * 8);
     if (op->sidx && op->n > 0 && !op->value) p->has_sidx = true, p->sidx_off = im.add(op->sidx, (size_t)op->n * 8);
   }
+  for (int64_t q = 0; q < nhost; ++q) hosts[q].off = hosts[q].bytes ? im.add(hosts[q].ptr, hosts[q].bytes) : 0;
   const int64_t n1 = nops + nextra;
   size_t ops1_off = im.add(nullptr, (size_t)n1 * sizeof(dop));
   size_t bs1_off = im.add(nullptr, (size_t)(n1 + 1) * sizeof(int64_t));
@@ -435,7 +456,10 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
     }
     x.n = p->n;
     x.dst = (char *)op->dst;
-    x.src = p->has_src ? d + p->src_off : (const char *)op->src;
+    size_t soff = 0;
+    for (int64_t q = 0; p->has_src && q < nhost; ++q)
+      if (hosts[q].ptr == op->src) soff = hosts[q].off;
+    x.src = p->has_src ? d + soff : (const char *)op->src;
     x.value = p->has_value ? d + p->value_off : nullptr;
     x.didx = p->has_didx ? (const int64_t *)(d + p->didx_off) : nullptr;
     x.sidx = p->has_sidx ? (const int64_t *)(d + p->sidx_off) : nullptr;
@@ -559,7 +583,10 @@ int random_place_run(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const
   image im;
   size_t *idx_off = (size_t *)calloc((size_t)nparts, sizeof(size_t));
   if (!idx_off) return bf_error_set(BF_ERROR_MEMORY, what, "%s: out of host memory", what);
-  const bool direct = nparts > 0 && device_reachable(parts[0].idx); /* pinned indices: read in place */
+  /* pinned indices, all slices of one array in order (the core's layout): read in place */
+  bool direct = nparts > 0 && device_reachable(parts[0].idx);
+  for (int64_t k = 0, off = 0; direct && k < nparts; off += parts[k].n, ++k)
+    if (parts[k].n > 0 && parts[k].idx != parts[0].idx + off) direct = false;
   for (int64_t k = 0; k < nparts; ++k)
     idx_off[k] = parts[k].n > 0 && !direct ? im.add(parts[k].idx, (size_t)parts[k].n * 8) : 0;
   const size_t parts_off = im.add(nullptr, (size_t)nparts * sizeof(bf_pplace));
