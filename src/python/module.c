@@ -87,7 +87,8 @@ static const char *const bfpy_family_names[BFPY_NTYPES] = {
     [BFPY_T_MFINFO] = "MFInfo", [BFPY_T_MFITINFO] = "MFItInfo", [BFPY_T_FABFACTORY] = "FabFactory_FArrayBox",
     [BFPY_T_BASEFAB] = "BaseFab_Real", [BFPY_T_FARRAYBOX] = "FArrayBox", [BFPY_T_FABARRAYBASE] = "FabArrayBase",
     [BFPY_T_FABARRAY] = "FabArray_FArrayBox", [BFPY_T_MULTIFAB] = "MultiFab", [BFPY_T_IMULTIFAB] = "iMultiFab",
-    [BFPY_T_MFITER] = "MFIter",
+    [BFPY_T_MFITER] = "MFIter", [BFPY_T_PARMPARSE] = "ParmParse", [BFPY_T_AMRINFO] = "AmrInfo",
+    [BFPY_T_AMRMESH] = "AmrMesh",
 };
 
 const char *bfpy_type_name(int id, int dim) {
@@ -117,7 +118,8 @@ typedef int (*bfpy_family_init)(PyObject *, int);
 static const bfpy_family_init bfpy_families[] = {
     bfpy_init_intvect, bfpy_init_indextype, bfpy_init_box,     bfpy_init_boxarray,
     bfpy_init_geometry, bfpy_init_vector,   bfpy_init_runtime, bfpy_init_array4,
-    bfpy_init_buffer,   bfpy_init_fab,      bfpy_init_multifab,
+    bfpy_init_buffer,   bfpy_init_fab,      bfpy_init_multifab, bfpy_init_parmparse,
+    bfpy_init_amrmesh,
 };
 
 static int core_exec(PyObject *core) {
