@@ -74,7 +74,7 @@ int bf_parmparse_add_typed(const char *name, int nvalues, const char *const *val
   for (int i = 0; i < nvalues; ++i)
     BF_CHECK(values[i] != NULL, BF_ERROR_VALUE, "value %d of %.200s is NULL", i, name);
   pp_entry e = {pp_strndup(name, strlen(name)), nvalues, calloc((size_t)nvalues + 1, sizeof(char *)), NULL, 0,
-                type};
+                type, -1};
   int ok = e.name && e.values;
   for (int i = 0; ok && i < nvalues; ++i) ok = (e.values[i] = pp_strndup(values[i], strlen(values[i]))) != NULL;
   if (!ok) {
@@ -91,18 +91,18 @@ int bf_parmparse_add(const char *name, int nvalues, const char *const *values) {
 /* ---- typed adds: AMReX's text forms ---------------------------------------------- */
 typedef void (*pp_format_fn)(const void *items, int i, char *buf, size_t size);
 
-static int pp_add_formatted(const char *name, int n, const void *items, pp_format_fn fmt, int type) {
+static int pp_add_formatted(const char *name, int n, const void *items, pp_format_fn fmt, int type, size_t width) {
   BF_CHECK(n >= 0, BF_ERROR_VALUE, "negative number of values %d", n);
   BF_CHECK(n == 0 || items != NULL, BF_ERROR_VALUE, "%d values but the array is NULL", n);
-  char *storage = malloc((size_t)n * 128 + 1);
+  char *storage = malloc((size_t)n * width + 1);
   const char **vals = calloc((size_t)n + 1, sizeof *vals);
   if (!storage || !vals) {
     free(storage), free(vals);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory adding parameter %.200s", name ? name : "(NULL)");
   }
   for (int i = 0; i < n; ++i) {
-    fmt(items, i, storage + (size_t)i * 128, 128);
-    vals[i] = storage + (size_t)i * 128;
+    fmt(items, i, storage + (size_t)i * width, width);
+    vals[i] = storage + (size_t)i * width;
   }
   int ierr = bf_parmparse_add_typed(name, n, vals, type);
   free(storage), free(vals);
@@ -133,7 +133,7 @@ static void pp_fmt_intvect(const void *v, int i, char *buf, size_t size) {
 }
 static void pp_fmt_box(const void *v, int i, char *buf, size_t size) {
   const bf_box *b = &((const bf_box *)v)[i];
-  char lo[48], hi[48], ty[48];
+  char lo[40], hi[40], ty[40];
   int t[BF_SPACEDIM_MAX];
   for (int d = 0; d < b->dim; ++d) t[d] = (int)((b->type >> d) & 1u);
   pp_fmt_ints(lo, sizeof lo, b->lo, b->dim);
@@ -143,21 +143,21 @@ static void pp_fmt_box(const void *v, int i, char *buf, size_t size) {
 }
 
 int bf_parmparse_add_ints(const char *name, int n, const int64_t *v) {
-  return pp_add_formatted(name, n, v, pp_fmt_int, BF_PP_INT);
+  return pp_add_formatted(name, n, v, pp_fmt_int, BF_PP_INT, 24);
 }
 int bf_parmparse_add_reals(const char *name, int n, const double *v) {
-  return pp_add_formatted(name, n, v, pp_fmt_real, BF_PP_REAL);
+  return pp_add_formatted(name, n, v, pp_fmt_real, BF_PP_REAL, 32);
 }
 int bf_parmparse_add_bools(const char *name, int n, const bool *v) {
-  return pp_add_formatted(name, n, v, pp_fmt_bool, BF_PP_BOOL);
+  return pp_add_formatted(name, n, v, pp_fmt_bool, BF_PP_BOOL, 2);
 }
 int bf_parmparse_add_intvects(const char *name, int n, const bf_intvect *v) {
   for (int i = 0; i < n && v; ++i) BF_CHECK_DIM(v[i].dim);
-  return pp_add_formatted(name, n, v, pp_fmt_intvect, BF_PP_INTVECT);
+  return pp_add_formatted(name, n, v, pp_fmt_intvect, BF_PP_INTVECT, 40);
 }
 int bf_parmparse_add_boxes(const char *name, int n, const bf_box *v) {
   for (int i = 0; i < n && v; ++i) BF_CHECK_DIM(v[i].dim);
-  return pp_add_formatted(name, n, v, pp_fmt_box, BF_PP_BOX);
+  return pp_add_formatted(name, n, v, pp_fmt_box, BF_PP_BOX, 128);
 }
 
 /* ---- "key=value" tokens (bf_runtime_initialize) ------------------------------------ */
@@ -282,15 +282,22 @@ static bool pp_is_fragment(const char *s) {
 static int pp_check_fragments(const char *name) {
   int at = pp_find(name);
   if (at < 0 || pp_table[at].nvalues < 2) return BF_SUCCESS;
-  const pp_entry *e = &pp_table[at];
-  for (int k = 0; k < e->nvalues; ++k)
-    if (pp_is_fragment(e->values[k])) {
+  pp_entry *e = &pp_table[at];
+  if (e->fragment < 0) { /* once per entry: reads of long lists stay linear */
+    e->fragment = 0;
+    for (int k = 0; k < e->nvalues && !e->fragment; ++k)
+      if (pp_is_fragment(e->values[k])) e->fragment = k + 1;
+  }
+  if (e->fragment > 0) {
+    int k = e->fragment - 1;
+    {
       char where[300];
       BF_ERROR(BF_ERROR_VALUE,
                "parameter %.200s%s: value \"%.100s\" is a piece of an expression written with spaces; "
                "quote the expression (\"2 * 3\") or write it without spaces (2*3)",
                name, pp_where(name, where, sizeof where), e->values[k]);
     }
+  }
   return BF_SUCCESS;
 }
 

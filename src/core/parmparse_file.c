@@ -313,6 +313,7 @@ static int pp_define(pp_lexer *lx, pp_token *name, pp_token *vals, int nvals) {
   en->nvalues = nvals;
   en->line = name->line;
   en->type = BF_PP_TEXT;
+  en->fragment = -1;
   ++l->n;
   return BF_SUCCESS;
 }

@@ -15,6 +15,7 @@ typedef struct {
   char *file;    /* NULL for values added by a call */
   int line;
   int type;      /* bf_parmparse_type */
+  int fragment;  /* value index + 1 of a piece of a spaced expression; 0 none; -1 not yet looked at */
 } pp_entry;
 
 char *pp_strndup(const char *s, size_t n);

@@ -233,8 +233,8 @@ static PyObject *pp_addarr(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 /* ---- typed reads ----------------------------------------------------------------- */
-typedef enum { R_BOOL, R_INT, R_REAL, R_STR, R_IV, R_BOX, R_ANY } pp_read_kind;
-static const char *const pp_kind_names[] = {"bool", "int", "real", "str", "intvect", "box", ""};
+typedef enum { R_BOOL, R_INT, R_REAL, R_STR, R_IV, R_BOX, R_ANY, R_INT64 } pp_read_kind;
+static const char *const pp_kind_names[] = {"bool", "int", "real", "str", "intvect", "box", "", "int"};
 
 /* Value i of `name` as `kind`: a new object, or NULL with *found false (no
  * exception) when the name is not defined, or NULL with an exception. */
@@ -245,7 +245,7 @@ static PyObject *pp_read(const char *name, int i, pp_read_kind kind, int dim, bo
 static pp_read_kind pp_natural_kind(const char *name, int i) {
   switch (bf_parmparse_type_of(name)) {
   case BF_PP_BOOL: return R_BOOL;
-  case BF_PP_INT: return R_INT;
+  case BF_PP_INT: return R_INT64;
   case BF_PP_REAL: return R_REAL;
   case BF_PP_INTVECT: return R_IV;
   case BF_PP_BOX: return R_BOX;
@@ -260,7 +260,7 @@ static pp_read_kind pp_natural_kind(const char *name, int i) {
   const char *p = s + (*s == '+' || *s == '-');
   bool digits = *p != '\0', decimal = false;
   for (const char *q = p; *q; ++q) digits = digits && *q >= '0' && *q <= '9';
-  if (digits) return R_INT;
+  if (digits && strlen(p) < 19) return R_INT64; /* fits in int64 */
   char *end = NULL;
   if (*s && strpbrk(s, "0123456789")) {
     (void)strtod(s, &end);
@@ -274,11 +274,19 @@ static pp_read_kind pp_natural_kind(const char *name, int i) {
 static PyObject *pp_read(const char *name, int i, pp_read_kind kind, int dim, bool *found) {
   int st;
   *found = false;
-  if (kind == R_ANY) {
+  if (kind == R_ANY) { /* its own type; its text when it does not read as that type */
     if (bf_parmparse_count(name) < 0) return NULL;
-    kind = pp_natural_kind(name, i);
+    PyObject *v = pp_read(name, i, pp_natural_kind(name, i), dim, found);
+    if (v || !(PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_OverflowError))) return v;
+    PyErr_Clear();
+    return pp_read(name, i, R_STR, dim, found);
   }
   switch (kind) {
+  case R_INT64: {
+    int64_t v = 0;
+    st = bf_parmparse_query_int64(name, i, found, &v);
+    return st ? bfpy_raise(st) : *found ? PyLong_FromLongLong((long long)v) : NULL;
+  }
   case R_BOOL: {
     bool v = false;
     st = bf_parmparse_query_bool(name, i, found, &v);
@@ -390,7 +398,7 @@ static PyObject *pp_read_list(const char *name, int start, int num, pp_read_kind
   if (!list) return NULL;
   for (int k = 0; k < num; ++k) {
     bool f;
-    PyObject *v = pp_read(name, start + k, kind == R_ANY ? pp_natural_kind(name, start + k) : kind, dim, &f);
+    PyObject *v = pp_read(name, start + k, kind, dim, &f);
     if (!v) {
       Py_DECREF(list);
       return NULL;
