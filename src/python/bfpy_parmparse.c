@@ -562,10 +562,10 @@ static PyObject *pp_pretty_text(PyObject *self, PyObject *noargs) {
   return s;
 }
 
-/* addfile(filename, /): static; `bound` is the type (its dimension decides #if AMREX_SPACEDIM) */
+/* addfile(filename, /): static; `bound` is the module's dimension (an int: decides #if AMREX_SPACEDIM) */
 static PyObject *pp_addfile(PyObject *bound, PyObject *const *args, Py_ssize_t nargs) {
   if (nargs != 1) return PyErr_Format(PyExc_TypeError, "addfile(filename, /) takes 1 argument (%zd given)", nargs);
-  int dim = bfpy_type_dim((PyTypeObject *)bound, BFPY_T_PARMPARSE);
+  int dim = (int)PyLong_AsLong(bound);
   PyObject *path = NULL;
   if (!PyUnicode_Check(args[0]) && !PyObject_HasAttrString(args[0], "__fspath__"))
     return PyErr_Format(PyExc_TypeError, "addfile: filename must be a str or os.PathLike, not %.100s",
@@ -579,21 +579,21 @@ static PyObject *pp_addfile(PyObject *bound, PyObject *const *args, Py_ssize_t n
 
 #define KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 static PyMethodDef pp_methods[] = {
-    {"add", KW(pp_add), "add(name, value, /): set name to a bool, int, float (kept exactly), str, IntVect or Box."},
-    {"addarr", KW(pp_addarr), "addarr(name, values, /): set name to a list of ints, floats, strs, IntVects or Boxes."},
-    {"get_bool", KW(pp_get_bool), "get_bool(name, ival=0) -> bool (true/false/t/f or a number); RuntimeError when missing."},
-    {"get_int", KW(pp_get_int), "get_int(name, ival=0) -> int (a number or an int expression); RuntimeError when missing."},
-    {"get_real", KW(pp_get_real), "get_real(name, ival=0) -> float (a number or an expression); RuntimeError when missing."},
+    {"add", KW(pp_add), "add(name, value, /) -> None: set name to a bool, int, float (kept exactly), str, IntVect or Box."},
+    {"addarr", KW(pp_addarr), "addarr(name, values, /) -> None: set name to a list of ints, floats, strs, IntVects or Boxes."},
+    {"get_bool", KW(pp_get_bool), "get_bool(name, ival=0) -> bool: true/false/t/f (any case) or a number; RuntimeError when missing."},
+    {"get_int", KW(pp_get_int), "get_int(name, ival=0) -> int: a number or an int expression; RuntimeError when missing."},
+    {"get_real", KW(pp_get_real), "get_real(name, ival=0) -> float: a number or an expression; RuntimeError when missing."},
     {"get_str", KW(pp_get_str), "get_str(name, ival=0) -> str; RuntimeError when missing."},
     {"get_string", KW(pp_get_str), "get_string(name, ival=0) -> str: get_str."},
-    {"get_intvect", KW(pp_get_iv), "get_intvect(name, ival=0) -> IntVect from \"(i,j,k)\"."},
-    {"get_box", KW(pp_get_box), "get_box(name, ival=0) -> Box from \"((lo) (hi) (type))\"."},
+    {"get_intvect", KW(pp_get_iv), "get_intvect(name, ival=0) -> IntVect: from \"(i,j,k)\"."},
+    {"get_box", KW(pp_get_box), "get_box(name, ival=0) -> Box: from \"((lo) (hi) (type))\"."},
     {"get", KW(pp_get_any), "get(name, ival=0): the value with its type (as added, or read from text)."},
-    {"query_bool", KW(pp_query_bool), "query_bool(name, ival=0) -> (found, bool)"},
-    {"query_int", KW(pp_query_int), "query_int(name, ival=0) -> (found, int)"},
-    {"query_real", KW(pp_query_real), "query_real(name, ival=0) -> (found, float)"},
-    {"query_str", KW(pp_query_str), "query_str(name, ival=0) -> (found, str)"},
-    {"query_string", KW(pp_query_str), "query_string(name, ival=0) -> (found, str): query_str."},
+    {"query_bool", KW(pp_query_bool), "query_bool(name, ival=0) -> tuple[bool, bool]"},
+    {"query_int", KW(pp_query_int), "query_int(name, ival=0) -> tuple[bool, int]"},
+    {"query_real", KW(pp_query_real), "query_real(name, ival=0) -> tuple[bool, float]"},
+    {"query_str", KW(pp_query_str), "query_str(name, ival=0) -> tuple[bool, str]"},
+    {"query_string", KW(pp_query_str), "query_string(name, ival=0) -> tuple[bool, str]: query_str."},
     {"query_intvect", KW(pp_query_iv), "query_intvect(name, ival=0) -> (found, IntVect or None)"},
     {"query_box", KW(pp_query_box), "query_box(name, ival=0) -> (found, Box or None)"},
     {"query", KW(pp_query_any), "query(name, ival=0) -> (found, value)"},
@@ -615,15 +615,15 @@ static PyMethodDef pp_methods[] = {
     {"countval", pp_countval, METH_O, "countval(name, /) -> int: number of values (0 when missing)."},
     {"remove", pp_remove, METH_O, "remove(name, /) -> int: entries removed (0 or 1)."},
     {"to_dict", pp_to_dict, METH_NOARGS, "to_dict() -> dict: the whole table as nested dicts (a.b.c -> d[a][b][c])."},
-    {"pretty_print", pp_pretty_print, METH_NOARGS, "pretty_print(): print the table (name = values), sorted."},
-    {"pretty_print_table", pp_pretty_print, METH_NOARGS, "pretty_print_table(): pretty_print."},
+    {"pretty_print", pp_pretty_print, METH_NOARGS, "pretty_print() -> None: print the table (name = values), sorted."},
+    {"pretty_print_table", pp_pretty_print, METH_NOARGS, "pretty_print_table() -> None: pretty_print."},
     {"pretty_text", pp_pretty_text, METH_NOARGS, "pretty_text() -> str: what pretty_print prints."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef pp_statics[] = {
     {"addfile", (PyCFunction)(void (*)(void))pp_addfile, METH_FASTCALL,
-     "addfile(filename, /): read an inputs file (AMReX's syntax, docs/inputs.md) into the table."},
+     "addfile(filename, /) -> None: read an inputs file (AMReX's syntax, docs/inputs.md) into the table."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -650,6 +650,8 @@ static PyType_Spec pp_spec = {.name = "ParmParse",
 
 int bfpy_init_parmparse(PyObject *m, int dim) {
   PyTypeObject *t = bfpy_make_type(m, dim, BFPY_T_PARMPARSE, "ParmParse", &pp_spec, NULL);
-  if (!t) return -1;
-  return bfpy_add_statics(t, pp_statics, (PyObject *)t);
+  PyObject *dimobj = t ? PyLong_FromLong(dim) : NULL;
+  int rc = dimobj ? bfpy_add_statics(t, pp_statics, dimobj) : -1;
+  Py_XDECREF(dimobj);
+  return rc;
 }
