@@ -57,13 +57,14 @@ typedef struct {
   const char *name; /* the parameter evaluated (messages) */
   bool is_int;
   int dead;  /* > 0 inside the branch of if() not taken: no arithmetic errors */
-  int depth; /* nesting */
   int err;
 } pp_parser;
 
-/* Names being evaluated (recursion check). */
+/* Names being evaluated (recursion check), and the nesting depth summed over
+ * the parameters evaluated inside each other (bounds the C stack). */
 static const char *pp_refs[PP_MAX_REFS];
 static int pp_nrefs;
+static int pp_depth;
 
 static int pp_fail(pp_parser *ps, int code, const char *fmt, const char *arg) {
   if (ps->err) return ps->err;
@@ -103,6 +104,15 @@ static int pp_expect(pp_parser *ps, const char *tok) {
 }
 
 static int pp_expr(pp_parser *ps, pp_val *v);
+
+static bool pp_enter(pp_parser *ps) {
+  if (pp_depth >= PP_MAX_NESTING) {
+    pp_fail(ps, BF_ERROR_VALUE, "nested too deeply%s", NULL);
+    return false;
+  }
+  ++pp_depth;
+  return true;
+}
 
 /* ---- numbers ---------------------------------------------------------------- */
 static int pp_number(pp_parser *ps, pp_val *v) {
@@ -342,7 +352,7 @@ overflow:
 }
 
 static int pp_unary(pp_parser *ps, pp_val *v) {
-  if (++ps->depth > PP_MAX_NESTING) return pp_fail(ps, BF_ERROR_VALUE, "nested too deeply%s", NULL);
+  if (!pp_enter(ps)) return ps->err;
   int r;
   pp_skip_space(ps);
   if (*ps->p == '-' || *ps->p == '+') {
@@ -359,7 +369,7 @@ static int pp_unary(pp_parser *ps, pp_val *v) {
   } else {
     r = pp_power(ps, v);
   }
-  --ps->depth;
+  --pp_depth;
   return r;
 }
 
@@ -455,9 +465,9 @@ static int pp_logic(pp_parser *ps, pp_val *v, bool is_or) {
 }
 
 static int pp_expr(pp_parser *ps, pp_val *v) {
-  if (++ps->depth > PP_MAX_NESTING) return pp_fail(ps, BF_ERROR_VALUE, "nested too deeply%s", NULL);
+  if (!pp_enter(ps)) return ps->err;
   int r = pp_logic(ps, v, true);
-  --ps->depth;
+  --pp_depth;
   return r;
 }
 
@@ -470,7 +480,7 @@ static int pp_eval(const char *expr, const char *name, bool is_int, pp_val *v) {
              "parameter %.200s: more than %d parameters refer to each other in a chain", name, PP_MAX_REFS);
     pp_refs[pp_nrefs++] = name;
   }
-  pp_parser ps = {expr, expr, name, is_int, 0, 0, 0};
+  pp_parser ps = {expr, expr, name, is_int, 0, 0};
   int ierr = pp_expr(&ps, v);
   if (!ierr) {
     pp_skip_space(&ps);

@@ -255,6 +255,20 @@ static void test_expressions(void) {
   memset(deep, '-', 3000);
   strcpy(deep + 3000, "1");
   FAILS_WITH(bf_parmparse_eval_int(deep, &v), BF_ERROR_VALUE, "nested too deeply");
+  /* nesting counts across parameters that refer to each other: an error, not a stack overflow */
+  static char chain[20 * 100];
+  for (int k = 0; k < 20; ++k) {
+    char *c = chain;
+    c += sprintf(c, "q%d = ", k);
+    for (int j = 0; j < 30; ++j) *c++ = '(';
+    c += k < 19 ? sprintf(c, "q%d", k + 1) : sprintf(c, "1");
+    for (int j = 0; j < 30; ++j) *c++ = ')';
+    *c = '\0';
+    BFT_OK(bf_parmparse_add_text(chain, "chain", 3));
+  }
+  FAILS_WITH(bf_parmparse_query_real("q0", 0, &found, &r), BF_ERROR_VALUE, "nested too deeply");
+  BFT_OK(bf_parmparse_query_real("q19", 0, &found, &r)); /* 30 parentheses: fine */
+  BFT_CHECK(r == 1);
   BFT_OK(bf_parmparse_eval_real("comp_ellint_1(0)*2 - comp_ellint_2(0)*2", &r));
   BFT_CHECK(fabs(r) < 1e-15);
   BFT_OK(bf_parmparse_eval_real("comp_ellint_1(0.5)", &r));

@@ -441,6 +441,7 @@ def hand_forms(dim, amr):
                   F(ints, ones, K("itype"))],
         "Box.__init__": [F(K("iv0"), iv), F(ints, ones, K("itype"))],
         "Box.grow": [F(1), F(iv), F(0, 1)],   # grow(Direction, n): an opaque Direction has no value
+        "AmrMesh()": [F(K("rb"), 0, [8] * N, 0, [], [0] * N), F(K("rb"), 1, [16] * N, 0, [K("iv2")], [1] * N)],
         "ParmParse.addfile": [F(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_inputs"))],
         "Box.shift": [F(0, 1), F(iv)],
         "Box.__add__": [F(iv)], "Box.__sub__": [F(iv)], "Box.__iadd__": [F(iv)], "Box.__isub__": [F(iv)],
