@@ -34,7 +34,8 @@ enum bf_status {
   BF_ERROR_MEMORY = 4,      /**< allocation failed (MemoryError) */
   BF_ERROR_RUNTIME = 5,     /**< runtime state, e.g. used after finalize (RuntimeError) */
   BF_ERROR_UNSUPPORTED = 6, /**< feature not built, e.g. CUDA or MPI (RuntimeError) */
-  BF_ERROR_OVERFLOW = 7     /**< integer overflow (OverflowError) */
+  BF_ERROR_OVERFLOW = 7,    /**< integer overflow (OverflowError) */
+  BF_ERROR_IO = 8           /**< a file cannot be read or written (OSError) */
 };
 
 /** Library version, e.g. "0.1.0". */

@@ -4,6 +4,7 @@
 #ifndef BOXFAB_BOXFAB_H
 #define BOXFAB_BOXFAB_H
 
+#include "boxfab/amrmesh.h"
 #include "boxfab/arena.h"
 #include "boxfab/base.h"
 #include "boxfab/array4.h"

@@ -30,6 +30,14 @@ extern "C" {
  *  id (> 0, never reused).  BF_ERROR_RUNTIME when 64 instances are active. */
 BF_EXPORT int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id);
 
+/** bf_runtime_initialize with AMReX's inputs file: when args[0] has no '='
+ *  (and args[1] does not start with '='), args[0] is an inputs file, read
+ *  first (bf_parmparse_add_file with `dim`, 0 = unknown), and the other
+ *  tokens are added after it, so that they win (amrex::Initialize's order).
+ *  A first token without '=' that is not an existing file is the
+ *  "key=value" error of bf_runtime_initialize. */
+BF_EXPORT int bf_runtime_initialize_dim(int dim, int nargs, const char *const *args, uint64_t *id);
+
 /** Finalize the top instance. BF_ERROR_RUNTIME when none is active.
  *  The finalize hooks run first (with the instance still active); when the
  *  last instance goes, the parameter store is cleared (as AMReX's

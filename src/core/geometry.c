@@ -243,9 +243,9 @@ static int setup_compute(bf_geometry *gg, const bf_realbox *rb, int coord, const
 /* ParmParse gets what queryAdd adds: "0" per value, as AMReX writes 0 and 0.0. */
 static int setup_commit_adds(int dim, const setup_adds *adds) {
   static const char *const zeros[BF_SPACEDIM_MAX] = {"0", "0", "0"};
-  if (adds->coord) BF_CALL(bf_parmparse_add("geometry.coord_sys", 1, zeros));
-  if (adds->prob_lo) BF_CALL(bf_parmparse_add("geometry.prob_lo", dim, zeros));
-  if (adds->is_periodic) BF_CALL(bf_parmparse_add("geometry.is_periodic", dim, zeros));
+  if (adds->coord) BF_CALL(bf_parmparse_add_typed("geometry.coord_sys", 1, zeros, BF_PP_INT));
+  if (adds->prob_lo) BF_CALL(bf_parmparse_add_typed("geometry.prob_lo", dim, zeros, BF_PP_REAL));
+  if (adds->is_periodic) BF_CALL(bf_parmparse_add_typed("geometry.is_periodic", dim, zeros, BF_PP_INT));
   return BF_SUCCESS;
 }
 

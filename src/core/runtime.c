@@ -82,17 +82,28 @@ static void bf_runtime_print_initialize(void) {
 }
 
 int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id) {
+  return bf_runtime_initialize_dim(0, nargs, args, id);
+}
+
+int bf_runtime_initialize_dim(int dim, int nargs, const char *const *args, uint64_t *id) {
+  BF_CHECK(dim >= 0 && dim <= BF_SPACEDIM_MAX, BF_ERROR_VALUE, "dimension must be 0 to 3, got %d", dim);
   BF_CHECK(nargs >= 0, BF_ERROR_VALUE, "negative argument count %d", nargs);
   BF_CHECK(nargs == 0 || args != NULL, BF_ERROR_VALUE, "%d arguments but args is NULL", nargs);
   BF_CHECK(bf_stack_size < BF_RUNTIME_MAX_STACK, BF_ERROR_RUNTIME,
            "too many nested runtime instances (at most %d)", BF_RUNTIME_MAX_STACK);
-  for (int i = 0; i < nargs; ++i) {
-    BF_CHECK(args[i] != NULL, BF_ERROR_VALUE, "argument %d is NULL", i);
+  for (int i = 0; i < nargs; ++i) BF_CHECK(args[i] != NULL, BF_ERROR_VALUE, "argument %d is NULL", i);
+  /* amrex::Initialize: argv[1] without '=' (and argv[2] not starting with '=') is the inputs file */
+  int first = 0;
+  if (nargs > 0 && !strchr(args[0], '=') && !(nargs > 1 && args[1][0] == '=') && access(args[0], F_OK) == 0)
+    first = 1;
+  for (int i = first; i < nargs; ++i) {
     BF_CHECK(strchr(args[i], '=') != NULL, BF_ERROR_VALUE,
-             "initialize() expects \"key=value\" tokens, got \"%s\"", args[i]);
+             "initialize() expects \"key=value\" tokens (the first may be an inputs file), got \"%.200s\"%s",
+             args[i], i == 0 ? " (no such file)" : "");
     BF_CALL(bf_parmparse_check_token(args[i]));
   }
-  for (int i = 0; i < nargs; ++i) BF_CALL(bf_parmparse_add_token(args[i]));
+  if (first) BF_CALL(bf_parmparse_add_file(args[0], dim));
+  for (int i = first; i < nargs; ++i) BF_CALL(bf_parmparse_add_token(args[i]));
   if (nargs > 0) { /* AMReX: ParmParse("amrex").query("verbose", "v", ...): "amrex.v" when no "amrex.verbose" */
     bool found = false;
     int verbose = bf_verbose;

@@ -71,6 +71,9 @@ enum bfpy_type_id {
   BFPY_T_PTILEDATA,    /* hidden base of ParticleTileData_<S> */
   BFPY_T_PC,           /* hidden base of ParticleContainer_<S>_<alloc> and ParticleContainer (bfpy_pc.h) */
   BFPY_T_PARITER,      /* ParIterBase_<S>_<alloc> / ParConstIterBase_... (MFIter subclasses, bfpy_pc.h) */
+  BFPY_T_PARMPARSE,    /* ParmParse */
+  BFPY_T_AMRINFO,      /* AmrInfo */
+  BFPY_T_AMRMESH,      /* AmrMesh */
   BFPY_NTYPES
 };
 
@@ -310,5 +313,9 @@ int bfpy_init_multifab(PyObject *m, int dim);  /* FabArrayBase, FabArray_FArrayB
                                                   copy_mfab, dtoh_memcpy, htod_memcpy */
 int bfpy_init_fab(PyObject *m, int dim);       /* Arena, The_*_Arena, MFInfo, MFItInfo, FabFactory_FArrayBox,
                                                   BaseFab_Real, FArrayBox */
+
+/* ---- run-time parameters and AMR meta data (issue 11) ------------------------- */
+int bfpy_init_parmparse(PyObject *m, int dim); /* ParmParse */
+int bfpy_init_amrmesh(PyObject *m, int dim);   /* AmrInfo, AmrMesh */
 
 #endif

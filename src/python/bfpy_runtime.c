@@ -334,7 +334,7 @@ static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t
     }
   }
   uint64_t id;
-  if (bfpy_check(bf_runtime_initialize((int)n, tokens, &id)) < 0) goto done;
+  if (bfpy_check(bf_runtime_initialize_dim(bfpy_module_dim(self), (int)n, tokens, &id)) < 0) goto done;
   result = amrex_new_handle(bfpy_module_dim(self), id);
 done:
   PyMem_Free(tokens);

@@ -93,6 +93,8 @@ static const char *const bfpy_family_names[BFPY_NTYPES] = {
     [BFPY_T_PARTICLE] = "Particle", [BFPY_T_PINIT] = "ParticleInitType", [BFPY_T_AOS] = "ArrayOfStructs",
     [BFPY_T_SOA] = "StructOfArrays", [BFPY_T_PTILE] = "ParticleTile", [BFPY_T_PTILEDATA] = "ParticleTileData",
     [BFPY_T_PC] = "ParticleContainer", [BFPY_T_PARITER] = "ParIter",
+    [BFPY_T_PARMPARSE] = "ParmParse", [BFPY_T_AMRINFO] = "AmrInfo",
+    [BFPY_T_AMRMESH] = "AmrMesh",
 };
 
 const char *bfpy_type_name(int id, int dim) {
@@ -124,6 +126,8 @@ static const bfpy_family_init bfpy_families[] = {
     bfpy_init_geometry, bfpy_init_vector,   bfpy_init_runtime, bfpy_init_array4,
     bfpy_init_buffer,   bfpy_init_fab,      bfpy_init_multifab, bfpy_init_podvector,
     bfpy_init_particle, bfpy_init_ptile,    bfpy_init_pc,       bfpy_init_pariter,
+    bfpy_init_parmparse,
+    bfpy_init_amrmesh,
 };
 
 static int core_exec(PyObject *core) {

@@ -12,6 +12,7 @@ PyObject *bfpy_raise(int status) {
   case BF_ERROR_TYPE: exc = PyExc_TypeError; break;
   case BF_ERROR_MEMORY: exc = PyExc_MemoryError; break;
   case BF_ERROR_OVERFLOW: exc = PyExc_OverflowError; break;
+  case BF_ERROR_IO: exc = PyExc_OSError; break;
   default: exc = PyExc_RuntimeError; break;
   }
   const char *msg = bf_error_message();

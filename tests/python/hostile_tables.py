@@ -3,6 +3,7 @@ valid objects and argument lists ("forms") of every callable, the ranges of int 
 the findings known to be fixed on other branches (KNOWN) -- the part to edit when boxfab grows.
 """
 import math
+import os
 import re
 import sys
 
@@ -450,6 +451,8 @@ def hand_forms(dim, amr):
                   F(ints, ones, K("itype"))],
         "Box.__init__": [F(K("iv0"), iv), F(ints, ones, K("itype"))],
         "Box.grow": [F(1), F(iv), F(0, 1)],   # grow(Direction, n): an opaque Direction has no value
+        "AmrMesh()": [F(K("rb"), 0, [8] * N, 0, [], [0] * N), F(K("rb"), 1, [16] * N, 0, [K("iv2")], [1] * N)],
+        "ParmParse.addfile": [F(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_inputs"))],
         "Box.shift": [F(0, 1), F(iv)],
         "Box.__add__": [F(iv)], "Box.__sub__": [F(iv)], "Box.__iadd__": [F(iv)], "Box.__isub__": [F(iv)],
         "Box.__and__": [F(K("box"))],
@@ -626,6 +629,7 @@ EXTRA_ALLOWED = [
     (r"\.to_cupy$", (ImportError,)),
     # files: the OS says why it cannot write
     (r"print_usage_to_files$", (OSError,)),
+    (r"ParmParse\.addfile$", (OSError,)),
     # iterator protocol
     (r"MFIter\.__next__$", (StopIteration,)),
     # host memory has no CUDA interface: AttributeError, so hasattr() says False (INTEROP.md)
