@@ -717,8 +717,8 @@ const bf_backend_particles *bf_pc_kernels(const bf_pc *pc) {
   }
   if (pc->arena && !bf_arena_is_host_accessible(pc->arena)) {
     bf_error_set(BF_ERROR_VALUE, __func__,
-                 "particle operations on device-only memory (%s) need the CUDA particle kernels, not written yet: "
-                 "use The_Managed_Arena or The_Pinned_Arena",
+                 "particle operations on device-only memory (%s) need a backend with particle kernels (this "
+                 "one has none): use The_Managed_Arena or The_Pinned_Arena",
                  bf_arena_name(pc->arena));
     return NULL;
   }

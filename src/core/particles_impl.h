@@ -89,7 +89,7 @@ int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, i
 
 /* The particle kernels for the container's memory (CPU kernels for host
  * memory); NULL with BF_ERROR_VALUE set when the memory is device-only and
- * the backend has no particle kernels yet. */
+ * the backend has no particle kernels. */
 const bf_backend_particles *bf_pc_kernels(const bf_pc *pc);
 
 /* The vectors of a tile in the canonical order: AoS (legacy), idcpu (pure

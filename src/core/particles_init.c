@@ -497,7 +497,8 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
   BF_CHECK(lev >= 0 && lev < pc->nlev, BF_ERROR_INDEX, "level %d out of range (finest level %d)", lev, pc->nlev - 1);
   BF_CHECK(cols->n >= 0, BF_ERROR_VALUE, "the number of particles must be >= 0, got %lld", (long long)cols->n);
   BF_CHECK(!cols->device, BF_ERROR_VALUE,
-           "add_particles: device arrays are copied to the host by the caller (no CUDA particle kernels yet)");
+           "add_particles: the C API takes columns in host memory (bf_pcolumns.device must be false); the "
+           "Python method copies device arrays to the host first");
   if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_add_columns(h_, lev, cols, redistribute));
   int dim = pc->layout.dim;
   int64_t n = cols->n;
