@@ -9,6 +9,7 @@
 #include "boxfab/idcpu.h"
 #include "boxfab/mfiter.h"
 #include "boxfab/runtime.h"
+#include "boxfab/parmparse.h"
 #include "particles_impl.h"
 
 #define MAXVECS 4096
@@ -42,6 +43,22 @@ int bf_pc_create(const bf_playout *layout, bf_arena *arena, bf_pc **out) {
   pc->family = 0;
   pc->tiling = false;
   pc->tilesize = bf_mfiter_default_tilesize(layout->dim);
+  /* AMReX's ParticleContainer reads particles.do_tiling and particles.tile_size from ParmParse */
+  bool found = false, tiling = false;
+  st = bf_parmparse_query_bool("particles.do_tiling", 0, &found, &tiling);
+  bf_intvect ts = pc->tilesize;
+  bool found_ts = false;
+  for (int d = 0; !st && d < layout->dim; ++d) {
+    bool f = false;
+    int v = 0;
+    st = bf_parmparse_query_int("particles.tile_size", d, &f, &v);
+    if (!st && f) ts.v[d] = v, found_ts = true;
+  }
+  if (!st && (found || found_ts)) st = bf_pc_set_tiling(pc, found ? tiling : false, &ts);
+  if (st) {
+    bf_pc_destroy(&pc);
+    return st;
+  }
   *out = pc;
   return BF_SUCCESS;
 }

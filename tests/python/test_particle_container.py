@@ -518,3 +518,63 @@ repr(pc); repr(it)
 del pc, it, p; gc.collect()
 print("OK")
 """)
+
+
+def test_tiling_from_parmparse(amr):
+    """AMReX's ParticleContainer reads particles.do_tiling / particles.tile_size from ParmParse: the
+    particles of a grid then sit in the MFIter tiles of their cells (brute force: the tile box of each
+    particle's cell, from an MFIter with the same tile size)."""
+    dim = dim_of(amr)
+    ensure_init(amr)
+    pp = amr.ParmParse("particles")
+    ts = [4] * dim
+    pp.add("do_tiling", True)
+    pp.addarr("tile_size", ts)
+    try:
+        pc, gm, ba, per = make(amr)
+    finally:
+        pp.remove("do_tiling")
+        pp.remove("tile_size")
+    rng = np.random.default_rng(3)
+    pos = rng.random((2000, dim))
+    pc.add_particles(pos)
+    tiles = pc.get_particles(0)
+    assert max(t for (_, t) in tiles) > 0  # tiles beyond the first exist
+    # every particle lies in the tile box its key names
+    mf = amr.MultiFab(ba, pc.ParticleDistributionMap(0), 1, 0)
+    boxes = {}
+    it = amr.MFIter(mf, amr.MFItInfo().enable_tiling(amr.IntVect(*ts)))
+    for mfi in iter(lambda: next(it, None), None):  # MFIter's own protocol (first __next__ does not advance)
+        boxes.setdefault(mfi.index, []).append(mfi.tilebox())
+    n = 0
+    for (g, t), tile in tiles.items():
+        soa = tile.get_struct_of_arrays()
+        if soa.size == 0:
+            continue
+        x = np.stack([soa.get_real_data(d).to_numpy() for d in range(dim)], axis=1)
+        cell = np.floor(x * N).astype(int)
+        tb = boxes[g][t]
+        lo = np.array([tb.small_end[d] for d in range(dim)])
+        hi = np.array([tb.big_end[d] for d in range(dim)])
+        assert np.all((cell >= lo) & (cell <= hi))
+        n += len(x)
+    assert n == 2000
+    # a container made after the parameters are gone has no tiling again
+    pc2, *_ = make(amr)
+    pc2.add_particles(pos)
+    assert all(t == 0 for (_, t) in pc2.get_particles(0))
+
+
+def test_tiling_parameters_checked(amr):
+    """A tile size below 1 or a do_tiling that is no bool in ParmParse: ValueError at construction."""
+    dim = dim_of(amr)
+    ensure_init(amr)
+    pp = amr.ParmParse("particles")
+    for key, value in (("tile_size", [0] * dim), ("do_tiling", "maybe")):
+        (pp.addarr if isinstance(value, list) else pp.add)(key, value)
+        try:
+            with pytest.raises(ValueError):
+                make(amr)
+        finally:
+            pp.remove(key)
+    make(amr)  # fine again
