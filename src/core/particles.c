@@ -11,6 +11,7 @@
 #include "boxfab/runtime.h"
 #include "boxfab/parmparse.h"
 #include "particles_impl.h"
+#include "podvec_impl.h"
 
 #define MAXVECS 4096
 
@@ -425,11 +426,11 @@ static int copy_names(const bf_ptile *proto, bf_ptile *t) {
     if (same) continue;
     for (int c = 0; c < n; ++c) {
       snprintf(tmp, sizeof tmp, "\x01tmp%d", c);
-      BF_CALL(kind ? bf_ptile_set_int_comp_name(t, c, tmp) : bf_ptile_set_real_comp_name(t, c, tmp));
+      BF_CALL(kind ? bf_ptile_set_int_comp_name_unchecked(t, c, tmp) : bf_ptile_set_real_comp_name_unchecked(t, c, tmp));
     }
     for (int c = 0; c < n; ++c) {
       const char *a = kind ? bf_ptile_int_comp_name(proto, c) : bf_ptile_real_comp_name(proto, c);
-      BF_CALL(kind ? bf_ptile_set_int_comp_name(t, c, a) : bf_ptile_set_real_comp_name(t, c, a));
+      BF_CALL(kind ? bf_ptile_set_int_comp_name_unchecked(t, c, a) : bf_ptile_set_real_comp_name_unchecked(t, c, a));
     }
   }
   return BF_SUCCESS;
@@ -461,7 +462,7 @@ int bf_pc_new_tile(bf_pc *pc, bf_ptile **out) {
         snprintf(tr[c], 32, "\x02r%d", c), rt[c] = tr[c];
       for (int c = 0; !st && c < nri; ++c)
         snprintf(tr[nrr + c], 32, "\x02i%d", c), it[c] = tr[nrr + c];
-      if (!st) st = bf_ptile_add_comps(t, nrr, rt, nri, it);
+      if (!st) st = bf_ptile_add_comps_unchecked(t, nrr, rt, nri, it);
       free(rt), free(it);
     }
     free(tr), free(rn), free(in);
@@ -471,6 +472,7 @@ int bf_pc_new_tile(bf_pc *pc, bf_ptile **out) {
     bf_ptile_destroy(&t);
     return st;
   }
+  bf_ptile_set_owned(t, true);
   *out = t;
   return BF_SUCCESS;
 }
@@ -483,13 +485,13 @@ static int add_comp(bf_pc *pc, bool real, const char *name) {
              "the container already has a%s component named '%s'", real ? " real" : "n int", name);
   }
   const char *names[1] = {name};
-  BF_CALL(bf_ptile_add_comps(pc->proto, real ? 1 : 0, names, real ? 0 : 1, names));
+  BF_CALL(bf_ptile_add_comps_unchecked(pc->proto, real ? 1 : 0, names, real ? 0 : 1, names));
   int comp = real ? bf_pc_num_real_comps(pc) - 1 : bf_pc_num_int_comps(pc) - 1;
   const char *final = real ? bf_pc_real_comp_name(pc, comp) : bf_pc_int_comp_name(pc, comp);
   const char *fn[1] = {final};
   for (int64_t s = 0; s < pc->nslots; ++s) {
     if (!pc->slots[s]) continue;
-    int st = bf_ptile_add_comps(pc->slots[s], real ? 1 : 0, fn, real ? 0 : 1, fn);
+    int st = bf_ptile_add_comps_unchecked(pc->slots[s], real ? 1 : 0, fn, real ? 0 : 1, fn);
     if (st) return st; /* out of memory: the tiles before s have it (left consistent by the tile layer) */
   }
   return BF_SUCCESS;
@@ -513,12 +515,12 @@ static int rename_comp(bf_pc *pc, bool real, int comp, const char *name) {
   BF_CHECK(name && name[0], BF_ERROR_VALUE, "a component name must not be empty");
   int other = real ? bf_pc_real_comp_index(pc, name) : bf_pc_int_comp_index(pc, name);
   BF_CHECK(other < 0 || other == comp, BF_ERROR_VALUE, "the container already has a component named '%s'", name);
-  BF_CALL(real ? bf_ptile_set_real_comp_name(pc->proto, comp, name)
-               : bf_ptile_set_int_comp_name(pc->proto, comp, name));
+  BF_CALL(real ? bf_ptile_set_real_comp_name_unchecked(pc->proto, comp, name)
+               : bf_ptile_set_int_comp_name_unchecked(pc->proto, comp, name));
   for (int64_t s = 0; s < pc->nslots; ++s)
     if (pc->slots[s])
-      BF_CALL(real ? bf_ptile_set_real_comp_name(pc->slots[s], comp, name)
-                   : bf_ptile_set_int_comp_name(pc->slots[s], comp, name));
+      BF_CALL(real ? bf_ptile_set_real_comp_name_unchecked(pc->slots[s], comp, name)
+                   : bf_ptile_set_int_comp_name_unchecked(pc->slots[s], comp, name));
   return BF_SUCCESS;
 }
 

@@ -17,5 +17,16 @@ void bf_podvec_set_size_raw(bf_podvec *v, int64_t n);
  * caller writes each of them before anyone reads): reserves first, so a
  * failure changes nothing. */
 int bf_ptile_resize_raw(bf_ptile *t, int64_t n);
+/* A tile of a particle container is "owned": the public component functions
+ * (add_comps, rename_comps, set_*_comp_name) refuse it with BF_ERROR_VALUE,
+ * so that all tiles of a container keep the same components; the container
+ * uses the unchecked forms. */
+void bf_ptile_set_owned(bf_ptile *t, bool owned);
+int bf_ptile_add_comps_unchecked(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                                 const char *const *int_names);
+int bf_ptile_rename_comps_unchecked(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                                    const char *const *int_names);
+int bf_ptile_set_real_comp_name_unchecked(bf_ptile *t, int comp, const char *name);
+int bf_ptile_set_int_comp_name_unchecked(bf_ptile *t, int comp, const char *name);
 
 #endif

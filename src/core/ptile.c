@@ -51,6 +51,7 @@ struct bf_ptile {
   bf_podvec **real, **ints;
   char **rnames, **inames;
   int64_t nnb; /* neighbour particles */
+  bool owned;  /* a tile of a particle container: only the container changes its components */
 };
 
 static void ptile_free(bf_object *o) {
@@ -195,8 +196,8 @@ void bf_ptile_destroy(bf_ptile **t) {
 const bf_playout *bf_ptile_layout(const bf_ptile *t) { return &t->lay; }
 bf_arena *bf_ptile_arena(const bf_ptile *t) { return t->arena; }
 
-int bf_ptile_add_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint,
-                       const char *const *int_names) {
+int bf_ptile_add_comps_unchecked(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                                 const char *const *int_names) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
   BF_CHECK(nreal >= 0 && nint >= 0, BF_ERROR_VALUE, "negative component counts (%d, %d)", nreal, nint);
   /* check the int names before adding reals, so that a failure changes nothing */
@@ -272,8 +273,8 @@ static int rename_kind(char **names, int count, int n, const char *const *nn, co
   return BF_SUCCESS;
 }
 
-int bf_ptile_rename_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint,
-                          const char *const *int_names) {
+int bf_ptile_rename_comps_unchecked(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                                    const char *const *int_names) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
   BF_CHECK(nreal >= 0 && nint >= 0, BF_ERROR_VALUE, "negative name counts (%d, %d)", nreal, nint);
   BF_CHECK(nreal <= t->nreal && nint <= t->nint, BF_ERROR_INDEX,
@@ -293,11 +294,11 @@ int bf_ptile_rename_comps(bf_ptile *t, int nreal, const char *const *real_names,
   return rename_kind(t->inames, t->nint, nint, int_names, "int");
 }
 
-int bf_ptile_set_real_comp_name(bf_ptile *t, int comp, const char *name) {
+int bf_ptile_set_real_comp_name_unchecked(bf_ptile *t, int comp, const char *name) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
   return set_name(t->rnames, t->nreal, comp, name, "real");
 }
-int bf_ptile_set_int_comp_name(bf_ptile *t, int comp, const char *name) {
+int bf_ptile_set_int_comp_name_unchecked(bf_ptile *t, int comp, const char *name) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
   return set_name(t->inames, t->nint, comp, name, "int");
 }
@@ -403,6 +404,10 @@ int bf_ptile_swap(bf_ptile *a, bf_ptile *b) {
   BF_CHECK(a != NULL && b != NULL, BF_ERROR_VALUE, "NULL particle tile");
   if (a == b) return BF_SUCCESS;
   BF_CALL(same_shape(a, b, __func__));
+  /* a container's tile keeps its container's memory kind (its kernels are those of that memory) */
+  BF_CHECK(!(a->owned || b->owned) || a->arena == b->arena, BF_ERROR_VALUE,
+           "swap: a tile of a particle container can only swap with a tile in the same memory (%s and %s)",
+           bf_arena_name(a->arena), bf_arena_name(b->arena));
   for (int k = 0; k < nvecs(a); ++k) bf_podvec_swap_storage(vec_at(a, k), vec_at(b, k));
   int64_t nnb = a->nnb;
   a->nnb = b->nnb;
@@ -567,4 +572,38 @@ int bf_particle_set_next_id(int family, int64_t next) {
   next_ids[family] = next;
   pthread_mutex_unlock(&id_lock);
   return BF_SUCCESS;
+}
+
+/* ---- the checked entry points: a container's tiles change components only through the container ---- */
+
+static int owned_error(const char *what) {
+  return bf_error_set(BF_ERROR_VALUE, what,
+                      "%s: this tile belongs to a particle container, whose tiles all have the same components: "
+                      "use the container's add_real_comp / add_int_comp (names: the container's renames)",
+                      what);
+}
+
+void bf_ptile_set_owned(bf_ptile *t, bool owned) {
+  if (t) t->owned = owned;
+}
+
+int bf_ptile_add_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint, const char *const *int_names) {
+  if (t && t->owned) return owned_error("add components");
+  return bf_ptile_add_comps_unchecked(t, nreal, real_names, nint, int_names);
+}
+
+int bf_ptile_rename_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                          const char *const *int_names) {
+  if (t && t->owned) return owned_error("rename components");
+  return bf_ptile_rename_comps_unchecked(t, nreal, real_names, nint, int_names);
+}
+
+int bf_ptile_set_real_comp_name(bf_ptile *t, int comp, const char *name) {
+  if (t && t->owned) return owned_error("rename a component");
+  return bf_ptile_set_real_comp_name_unchecked(t, comp, name);
+}
+
+int bf_ptile_set_int_comp_name(bf_ptile *t, int comp, const char *name) {
+  if (t && t->owned) return owned_error("rename a component");
+  return bf_ptile_set_int_comp_name_unchecked(t, comp, name);
 }

@@ -73,6 +73,16 @@ static void release_tiles(bfpy_pariter_object *it) {
   it->ntiles = 0;
 }
 
+/* __init__: the iterator was made by __new__ from the same arguments; accepting them here lets a
+ * Python subclass call super().__init__(particle_container, level), as pyAMReX users do. */
+static int pi_init(PyObject *self, PyObject *args, PyObject *kwds) {
+  (void)self;
+  static char *kwlist[] = {"particle_container", "level", NULL};
+  PyObject *pco = NULL;
+  int level = 0;
+  return PyArg_ParseTupleAndKeywords(args, kwds, "O|i", kwlist, &pco, &level) ? 0 : -1;
+}
+
 static PyObject *pi_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"particle_container", "level", NULL};
   PyObject *pco = NULL;
@@ -296,6 +306,7 @@ int bfpy_init_pariter(PyObject *m, int dim) {
                                                                  "hold particles: (particle_container, level).")};
         if (base_kind) {
           slots[ns++] = (PyType_Slot){Py_tp_new, pi_new};
+          slots[ns++] = (PyType_Slot){Py_tp_init, pi_init};
           slots[ns++] = (PyType_Slot){Py_tp_dealloc, pi_dealloc};
           slots[ns++] = (PyType_Slot){Py_tp_traverse, pi_traverse};
           slots[ns++] = (PyType_Slot){Py_tp_methods, sp->layout.pure_soa ? pi_methods : pi_legacy_methods};

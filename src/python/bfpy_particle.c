@@ -356,22 +356,20 @@ static PyObject *p_setpos(PyObject *self, PyObject *const *args, Py_ssize_t narg
   PyObject *a[2];
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0) return NULL;
   bfpy_particle_object *p = P(self);
+  /* convert first (__index__ / __float__ / __iter__ may change this particle), then load, modify, store */
+  int d = -1;
+  double v[BF_SPACEDIM_MAX];
+  if (a[1]) {
+    if (p_comp(a[0], p->dim, "setPos", &d) < 0 || bfpy_to_double(a[1], &v[0], "setPos value") < 0) return NULL;
+  } else if (bfpy_is(a[0], BFPY_T_REALVECT, -1)) {
+    if (bfpy_as_realvect(a[0], p->dim, v, "setPos") < 0) return NULL;
+  } else {
+    if (bfpy_to_double_array(a[0], p->dim, v, "setPos") < 0) return NULL;
+  }
   unsigned char b[PBUF_MAX];
   if (p_load(p, b) < 0) return NULL;
-  if (a[1]) {
-    int d;
-    double v;
-    if (p_comp(a[0], p->dim, "setPos", &d) < 0 || bfpy_to_double(a[1], &v, "setPos value") < 0) return NULL;
-    *pos_at(b, d) = v;
-  } else if (bfpy_is(a[0], BFPY_T_REALVECT, -1)) {
-    double v[BF_SPACEDIM_MAX];
-    if (bfpy_as_realvect(a[0], p->dim, v, "setPos") < 0) return NULL;
-    memcpy(b, v, 8 * (size_t)p->dim);
-  } else {
-    double v[BF_SPACEDIM_MAX];
-    if (bfpy_to_double_array(a[0], p->dim, v, "setPos") < 0) return NULL;
-    memcpy(b, v, 8 * (size_t)p->dim);
-  }
+  if (d >= 0) *pos_at(b, d) = v[0];
+  else memcpy(b, v, 8 * (size_t)p->dim);
   if (p_store(p, b) < 0) return NULL;
   Py_RETURN_NONE;
 }
@@ -412,31 +410,28 @@ static PyObject *p_set_data(PyObject *self, PyObject *const *args, Py_ssize_t na
   bfpy_particle_object *p = P(self);
   int n = real ? p->nr : p->ni;
   const char *fn = real ? "set_rdata" : "set_idata";
+  /* convert first (user code in __index__ / __float__ / __iter__ may change this particle), then
+   * load, modify, store */
+  int c = -1;
+  double rv[64];
+  int iv[64];
+  if (a[1]) {
+    if (p_comp(a[0], n, fn, &c) < 0) return NULL;
+    if (real ? bfpy_to_double(a[1], &rv[0], fn) < 0 : bfpy_to_int(a[1], &iv[0], fn) < 0) return NULL;
+  } else if (real) {
+    if (bfpy_to_double_array(a[0], n, rv, fn) < 0) return NULL;
+  } else {
+    if (bfpy_to_int_array(a[0], n, iv, fn) < 0) return NULL;
+  }
   unsigned char b[PBUF_MAX];
   if (p_load(p, b) < 0) return NULL;
   double *r = (double *)(void *)(b + 8 * (size_t)p->dim);
   unsigned char *ip = b + p_idata_off(p);
-  if (a[1]) {
-    int c;
-    if (p_comp(a[0], n, fn, &c) < 0) return NULL;
-    if (real) {
-      if (bfpy_to_double(a[1], &r[c], fn) < 0) return NULL;
-    } else {
-      int v;
-      if (bfpy_to_int(a[1], &v, fn) < 0) return NULL;
-      int32_t v32 = v;
-      memcpy(ip + 4 * (size_t)c, &v32, 4);
-    }
-  } else if (real) {
-    double v[64];
-    if (bfpy_to_double_array(a[0], n, v, fn) < 0) return NULL;
-    memcpy(r, v, 8 * (size_t)n);
-  } else {
-    int v[64];
-    if (bfpy_to_int_array(a[0], n, v, fn) < 0) return NULL;
-    for (int i = 0; i < n; ++i) {
-      int32_t v32 = v[i];
-      memcpy(ip + 4 * (size_t)i, &v32, 4);
+  for (int k = c >= 0 ? c : 0; k < (c >= 0 ? c + 1 : n); ++k) {
+    if (real) r[k] = rv[c >= 0 ? 0 : k];
+    else {
+      int32_t v32 = iv[c >= 0 ? 0 : k];
+      memcpy(ip + 4 * (size_t)k, &v32, 4);
     }
   }
   if (p_store(p, b) < 0) return NULL;

@@ -253,6 +253,17 @@ static int do_define(PyObject *self, PyObject *const *a, Py_ssize_t n, const cha
                  what, nl, PySequence_Fast_GET_SIZE(sd), PySequence_Fast_GET_SIZE(sb), PySequence_Fast_GET_SIZE(sr));
     st = -1;
   }
+  /* the ratios first: their __index__ may run Python code, which could redefine a BoxArray or a
+   * DistributionMapping and free what the borrowed pointers below point to */
+  for (Py_ssize_t l = 0; st == 0 && l + 1 < nl; ++l) {
+    bf_intvect r;
+    if (bfpy_as_intvect(PySequence_Fast_GET_ITEM(sr, l), dim, BFPY_IV_SEQUENCE | BFPY_IV_SCALAR, &r, what) < 0) {
+      st = -1;
+      break;
+    }
+    for (int d = 0; d < dim; ++d)
+      ratio[l * dim + d] = r.v[d];
+  }
   for (Py_ssize_t l = 0; st == 0 && l < nl; ++l) {
     if (bfpy_as_geometry(PySequence_Fast_GET_ITEM(sg, l), dim, &geoms[l], what) < 0 ||
         bfpy_as_distmap(PySequence_Fast_GET_ITEM(sd, l), dim, &dms[l], what) < 0 ||
@@ -264,15 +275,6 @@ static int do_define(PyObject *self, PyObject *const *a, Py_ssize_t n, const cha
       PyErr_Format(PyExc_ValueError, "%s: the DistributionMapping of level %zd is empty", what, l);
       st = -1;
       break;
-    }
-    if (l + 1 < nl) {
-      bf_intvect r;
-      if (bfpy_as_intvect(PySequence_Fast_GET_ITEM(sr, l), dim, BFPY_IV_SEQUENCE | BFPY_IV_SCALAR, &r, what) < 0) {
-        st = -1;
-        break;
-      }
-      for (int d = 0; d < dim; ++d)
-        ratio[l * dim + d] = r.v[d];
     }
   }
   if (st == 0) {
@@ -823,6 +825,12 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
         st = -1;
         break;
       }
+  }
+  if (st == 0 && (bf_pc_num_real_comps(o->pc) - (lay->pure_soa ? lay->dim : 0) != nr ||
+                  bf_pc_num_int_comps(o->pc) != ni)) {
+    /* a column's buffer export ran Python code that added components: the columns no longer fit */
+    PyErr_SetString(PyExc_RuntimeError, "add_particles: the container's components changed while the columns were read");
+    st = -1;
   }
   if (st == 0) {
     cols.real = (const double *const *)rp;

@@ -99,16 +99,25 @@ static PyObject *pc_deposit(PyObject *self, PyObject *const *args, Py_ssize_t na
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0) return NULL;
   bf_pc *pc = bfpy_pc_unwrap(self);
   if (!pc) return NULL;
+  /* The scalars first (their __index__ / __bool__ may run Python code that re-initializes the
+   * container or the MultiFab); the container is held, the MultiFab read last, with no Python
+   * code between it and the C call. */
+  bf_pc_retain(pc);
   const int dim = bf_pc_layout(pc)->dim;
-  bf_multifab *mf = bfpy_mf_arg(a[0], dim, BF_DTYPE_DOUBLE, "deposit(mf)");
   int comp, lev, mfcomp, shape;
   bool sb, zero;
-  if (!mf || comp_arg(a[1], pc, true, &comp, "deposit(comp)") < 0 || bfpy_mf_int(a[2], 0, &lev, "level") < 0 ||
+  bf_multifab *mf = NULL;
+  PyObject *r = NULL;
+  if (comp_arg(a[1], pc, true, &comp, "deposit(comp)") < 0 || bfpy_mf_int(a[2], 0, &lev, "level") < 0 ||
       bfpy_mf_int(a[3], 0, &mfcomp, "mf_comp") < 0 || shape_arg(a[4], &shape) < 0 ||
-      bfpy_mf_bool(a[5], true, &sb, "sum_boundary") < 0 || bfpy_mf_bool(a[6], true, &zero, "zero_out") < 0)
-    return NULL;
-  if (bfpy_check(bf_pc_deposit_ex(pc, lev, comp, mf, mfcomp, shape, sb, zero)) < 0) return NULL;
-  Py_RETURN_NONE;
+      bfpy_mf_bool(a[5], true, &sb, "sum_boundary") < 0 || bfpy_mf_bool(a[6], true, &zero, "zero_out") < 0 ||
+      !(mf = bfpy_mf_arg(a[0], dim, BF_DTYPE_DOUBLE, "deposit(mf)")))
+    goto done;
+  if (bfpy_check(bf_pc_deposit_ex(pc, lev, comp, mf, mfcomp, shape, sb, zero)) < 0) goto done;
+  r = Py_NewRef(Py_None);
+done:
+  bf_pc_destroy(&pc);
+  return r;
 }
 
 static PyObject *pc_interpolate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -117,14 +126,20 @@ static PyObject *pc_interpolate(PyObject *self, PyObject *const *args, Py_ssize_
   if (bfpy_bind(args, nargs, kwnames, names, 2, a, true) < 0) return NULL;
   bf_pc *pc = bfpy_pc_unwrap(self);
   if (!pc) return NULL;
+  bf_pc_retain(pc); /* as in deposit: scalars first, the MultiFab last */
   const int dim = bf_pc_layout(pc)->dim;
-  bf_multifab *mf = bfpy_mf_arg(a[0], dim, BF_DTYPE_DOUBLE, "interpolate(mf)");
   int comp, lev, mfcomp, shape;
-  if (!mf || comp_arg(a[1], pc, false, &comp, "interpolate(comp)") < 0 || bfpy_mf_int(a[2], 0, &lev, "level") < 0 ||
-      bfpy_mf_int(a[3], 0, &mfcomp, "mf_comp") < 0 || shape_arg(a[4], &shape) < 0)
-    return NULL;
-  if (bfpy_check(bf_pc_interpolate(pc, lev, comp, mf, mfcomp, shape)) < 0) return NULL;
-  Py_RETURN_NONE;
+  bf_multifab *mf = NULL;
+  PyObject *r = NULL;
+  if (comp_arg(a[1], pc, false, &comp, "interpolate(comp)") < 0 || bfpy_mf_int(a[2], 0, &lev, "level") < 0 ||
+      bfpy_mf_int(a[3], 0, &mfcomp, "mf_comp") < 0 || shape_arg(a[4], &shape) < 0 ||
+      !(mf = bfpy_mf_arg(a[0], dim, BF_DTYPE_DOUBLE, "interpolate(mf)")))
+    goto done;
+  if (bfpy_check(bf_pc_interpolate(pc, lev, comp, mf, mfcomp, shape)) < 0) goto done;
+  r = Py_NewRef(Py_None);
+done:
+  bf_pc_destroy(&pc);
+  return r;
 }
 
 PyMethodDef bfpy_pc_mesh_methods[] = {
