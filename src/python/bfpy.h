@@ -318,4 +318,7 @@ int bfpy_init_fab(PyObject *m, int dim);       /* Arena, The_*_Arena, MFInfo, MF
 int bfpy_init_parmparse(PyObject *m, int dim); /* ParmParse */
 int bfpy_init_amrmesh(PyObject *m, int dim);   /* AmrInfo, AmrMesh */
 
+/* ---- plotfiles (issue 11) ------------------------------------------------------ */
+int bfpy_init_plotfile(PyObject *m, int dim);  /* write_single_level_plotfile, write_multi_level_plotfile */
+
 #endif

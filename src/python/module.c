@@ -128,6 +128,7 @@ static const bfpy_family_init bfpy_families[] = {
     bfpy_init_particle, bfpy_init_ptile,    bfpy_init_pc,       bfpy_init_pariter,
     bfpy_init_parmparse,
     bfpy_init_amrmesh,
+    bfpy_init_plotfile,
 };
 
 static int core_exec(PyObject *core) {

@@ -453,6 +453,11 @@ def hand_forms(dim, amr):
         "Box.grow": [F(1), F(iv), F(0, 1)],   # grow(Direction, n): an opaque Direction has no value
         "AmrMesh()": [F(K("rb"), 0, [8] * N, 0, [], [0] * N), F(K("rb"), 1, [16] * N, 0, [K("iv2")], [1] * N)],
         "ParmParse.addfile": [F(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_inputs"))],
+        # plotfile writers: relative names only (the sweep's child runs in a temporary directory)
+        "module.write_single_level_plotfile": [F("plt_h", K("mf"), K("vstr"), K("geom"), 0.5, 1),
+                                               F("plt_h", K("mf"), ["a", "b"], K("geom"), 0.5, 1, "V", "L_", "C",
+                                                 ["x"])],
+        "module.write_multi_level_plotfile": [F("plt_m", 1, [K("mf")], ["a", "b"], [K("geom")], 0.5, [1], [])],
         "Box.shift": [F(0, 1), F(iv)],
         "Box.__add__": [F(iv)], "Box.__sub__": [F(iv)], "Box.__iadd__": [F(iv)], "Box.__isub__": [F(iv)],
         "Box.__and__": [F(K("box"))],
@@ -630,6 +635,7 @@ EXTRA_ALLOWED = [
     # files: the OS says why it cannot write
     (r"print_usage_to_files$", (OSError,)),
     (r"ParmParse\.addfile$", (OSError,)),
+    (r"write_(single|multi)_level_plotfile$", (OSError,)),
     # iterator protocol
     (r"MFIter\.__next__$", (StopIteration,)),
     # host memory has no CUDA interface: AttributeError, so hasattr() says False (INTEROP.md)
