@@ -57,6 +57,47 @@ BF_EXPORT int bf_write_multi_level_plotfile(const char *name, int nlevels, const
                                             const int *level_steps, const bf_intvect *ref_ratios,
                                             const bf_plotfile_options *opt);
 
+/* ---- reading (AMReX's PlotFileData) ------------------------------------------------
+ * bf_plotfile_data_open parses <path>/Header and every level's multi-FAB
+ * header (Cell_H); get reads the FAB data.  Every file is untrusted: bounded
+ * sizes, checked counts, offsets and boxes, FAB file names that cannot leave
+ * the level's folder.  Malformed content gives BF_ERROR_VALUE with a message
+ * "<file>, line N: ..."; a file that cannot be opened or read BF_ERROR_IO.
+ * Reads float64 and float32 FABs, little- or big-endian (converted to double). */
+typedef struct bf_plotfile_data bf_plotfile_data;
+
+/** Open a plotfile directory (*pfd: a new handle; free with bf_plotfile_data_destroy). */
+BF_EXPORT int bf_plotfile_data_open(const char *path, bf_plotfile_data **pfd);
+BF_EXPORT void bf_plotfile_data_destroy(bf_plotfile_data **pfd);
+
+BF_EXPORT int bf_plotfile_data_dim(const bf_plotfile_data *p);
+BF_EXPORT double bf_plotfile_data_time(const bf_plotfile_data *p);
+BF_EXPORT int bf_plotfile_data_finest_level(const bf_plotfile_data *p);
+BF_EXPORT int bf_plotfile_data_coord(const bf_plotfile_data *p);
+BF_EXPORT int bf_plotfile_data_ncomp(const bf_plotfile_data *p);
+/** Name of variable i (NULL when out of range). */
+BF_EXPORT const char *bf_plotfile_data_varname(const bf_plotfile_data *p, int i);
+/** prob_lo / prob_hi (dim doubles each). */
+BF_EXPORT void bf_plotfile_data_prob(const bf_plotfile_data *p, double *lo, double *hi);
+/** Per-level values; BF_ERROR_INDEX for a level outside [0, finest].  ref_ratio
+ *  of the finest level is 0 (AMReX). */
+BF_EXPORT int bf_plotfile_data_ref_ratio(const bf_plotfile_data *p, int level, int *rr);
+BF_EXPORT int bf_plotfile_data_level_step(const bf_plotfile_data *p, int level, int *step);
+BF_EXPORT int bf_plotfile_data_prob_domain(const bf_plotfile_data *p, int level, bf_box *box);
+BF_EXPORT int bf_plotfile_data_cell_size(const bf_plotfile_data *p, int level, double *dx);
+BF_EXPORT int bf_plotfile_data_ngrow(const bf_plotfile_data *p, int level, bf_intvect *ng);
+/** The level's BoxArray / DistributionMapping (borrowed; retain to keep). */
+BF_EXPORT int bf_plotfile_data_boxarray(const bf_plotfile_data *p, int level, bf_boxarray **ba);
+BF_EXPORT int bf_plotfile_data_distmap(const bf_plotfile_data *p, int level, bf_distmap **dm);
+/** Replace the level's DistributionMapping by `dm` (retained) when the sizes agree
+ *  (AMReX's syncDistributionMap; otherwise nothing changes). */
+BF_EXPORT int bf_plotfile_data_set_distmap(bf_plotfile_data *p, int level, bf_distmap *dm);
+/** Read a level: all components (comp = -1) or one, into a new MultiFab
+ *  (*mf) on the level's BoxArray / DistributionMapping with its ngrow. */
+BF_EXPORT int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_multifab **mf);
+/** Index of variable `name`, or -1. */
+BF_EXPORT int bf_plotfile_data_find_var(const bf_plotfile_data *p, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -74,6 +74,7 @@ enum bfpy_type_id {
   BFPY_T_PARMPARSE,    /* ParmParse */
   BFPY_T_AMRINFO,      /* AmrInfo */
   BFPY_T_AMRMESH,      /* AmrMesh */
+  BFPY_T_PLOTFILEDATA, /* PlotFileData (bfpy_plotfile.c) */
   BFPY_NTYPES
 };
 
@@ -319,6 +320,7 @@ int bfpy_init_parmparse(PyObject *m, int dim); /* ParmParse */
 int bfpy_init_amrmesh(PyObject *m, int dim);   /* AmrInfo, AmrMesh */
 
 /* ---- plotfiles (issue 11) ------------------------------------------------------ */
-int bfpy_init_plotfile(PyObject *m, int dim);  /* write_single_level_plotfile, write_multi_level_plotfile */
+int bfpy_init_plotfile(PyObject *m, int dim);  /* write_single_level_plotfile, write_multi_level_plotfile,
+                                                  PlotFileData */
 
 #endif

@@ -256,7 +256,260 @@ static PyMethodDef plotfile_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* ==== PlotFileData ============================================================================ */
+typedef struct {
+  PyObject_HEAD int dim;
+  bf_plotfile_data *p; /* never NULL after construction */
+} pfd_object;
+#define PFD(o) ((pfd_object *)(o))
+
+static PyObject *pfd_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  int dim = bfpy_type_dim(type, BFPY_T_PLOTFILEDATA);
+  PyObject *path = NULL;
+  static char *kw[] = {"", NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:PlotFileData", kw, &path)) return NULL;
+  PyObject *ps = pf_fspath(path);
+  if (!ps) return NULL;
+  const char *p = pf_path_utf8(ps);
+  if (!p) {
+    Py_DECREF(ps);
+    return NULL;
+  }
+  bf_plotfile_data *h = NULL;
+  int st;
+  Py_BEGIN_ALLOW_THREADS st = bf_plotfile_data_open(p, &h);
+  Py_END_ALLOW_THREADS Py_DECREF(ps);
+  if (st) return bfpy_raise(st);
+  if (bf_plotfile_data_dim(h) != dim) {
+    int fd = bf_plotfile_data_dim(h);
+    bf_plotfile_data_destroy(&h);
+    return PyErr_Format(PyExc_ValueError, "PlotFileData: the plotfile is %dD, this module is %dD (use space%dd)", fd,
+                        dim, fd);
+  }
+  PyObject *o = type->tp_alloc(type, 0);
+  if (!o) {
+    bf_plotfile_data_destroy(&h);
+    return NULL;
+  }
+  PFD(o)->dim = dim, PFD(o)->p = h;
+  return o;
+}
+
+static void pfd_dealloc(PyObject *self) {
+  PyTypeObject *tp = Py_TYPE(self);
+  bf_plotfile_data_destroy(&PFD(self)->p);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+static int pfd_level(PyObject *self, PyObject *arg, int *level) {
+  if (bfpy_to_int(arg, level, "level") < 0) return -1;
+  int fin = bf_plotfile_data_finest_level(PFD(self)->p);
+  if (*level < 0 || *level > fin) {
+    PyErr_Format(PyExc_IndexError, "PlotFileData: level %d is outside [0, %d]", *level, fin);
+    return -1;
+  }
+  return 0;
+}
+
+static PyObject *pfd_spacedim(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return PyLong_FromLong(bf_plotfile_data_dim(PFD(self)->p));
+}
+static PyObject *pfd_time(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return PyFloat_FromDouble(bf_plotfile_data_time(PFD(self)->p));
+}
+static PyObject *pfd_finest(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return PyLong_FromLong(bf_plotfile_data_finest_level(PFD(self)->p));
+}
+static PyObject *pfd_coord(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return PyLong_FromLong(bf_plotfile_data_coord(PFD(self)->p));
+}
+static PyObject *pfd_ncomp(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return PyLong_FromLong(bf_plotfile_data_ncomp(PFD(self)->p));
+}
+static PyObject *pfd_refratio(PyObject *self, PyObject *arg) {
+  int l, v = 0;
+  if (pfd_level(self, arg, &l) < 0 || bfpy_check(bf_plotfile_data_ref_ratio(PFD(self)->p, l, &v)) < 0) return NULL;
+  return PyLong_FromLong(v);
+}
+static PyObject *pfd_levelstep(PyObject *self, PyObject *arg) {
+  int l, v = 0;
+  if (pfd_level(self, arg, &l) < 0 || bfpy_check(bf_plotfile_data_level_step(PFD(self)->p, l, &v)) < 0) return NULL;
+  return PyLong_FromLong(v);
+}
+static PyObject *pfd_probdomain(PyObject *self, PyObject *arg) {
+  int l;
+  bf_box b;
+  if (pfd_level(self, arg, &l) < 0 || bfpy_check(bf_plotfile_data_prob_domain(PFD(self)->p, l, &b)) < 0) return NULL;
+  return bfpy_box_new(&b);
+}
+static PyObject *pfd_cellsize(PyObject *self, PyObject *arg) {
+  int l;
+  double dx[3];
+  if (pfd_level(self, arg, &l) < 0 || bfpy_check(bf_plotfile_data_cell_size(PFD(self)->p, l, dx)) < 0) return NULL;
+  return bfpy_double_list(dx, PFD(self)->dim);
+}
+static PyObject *pfd_ngrow(PyObject *self, PyObject *arg) {
+  int l;
+  bf_intvect ng;
+  if (pfd_level(self, arg, &l) < 0 || bfpy_check(bf_plotfile_data_ngrow(PFD(self)->p, l, &ng)) < 0) return NULL;
+  return bfpy_intvect_new(&ng);
+}
+static PyObject *pfd_prob(PyObject *self, int which) {
+  double lo[3], hi[3], v[3];
+  bf_plotfile_data_prob(PFD(self)->p, lo, hi);
+  for (int d = 0; d < PFD(self)->dim; ++d) v[d] = which == 0 ? lo[d] : which == 1 ? hi[d] : hi[d] - lo[d];
+  return bfpy_double_list(v, PFD(self)->dim);
+}
+static PyObject *pfd_problo(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return pfd_prob(self, 0);
+}
+static PyObject *pfd_probhi(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return pfd_prob(self, 1);
+}
+static PyObject *pfd_probsize(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  return pfd_prob(self, 2);
+}
+static PyObject *pfd_varnames(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  int n = bf_plotfile_data_ncomp(PFD(self)->p);
+  PyObject *list = PyList_New(n);
+  if (!list) return NULL;
+  for (int i = 0; i < n; ++i) {
+    const char *s = bf_plotfile_data_varname(PFD(self)->p, i);
+    PyObject *u = PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+    if (!u) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, i, u);
+  }
+  PyObject *r = PyObject_CallOneArg((PyObject *)bfpy_types[PFD(self)->dim][BFPY_T_VECTOR_STRING], list);
+  Py_DECREF(list);
+  return r;
+}
+static PyObject *pfd_boxarray(PyObject *self, PyObject *arg) {
+  int l;
+  bf_boxarray *ba = NULL, *copy = NULL;
+  if (pfd_level(self, arg, &l) < 0 || bfpy_check(bf_plotfile_data_boxarray(PFD(self)->p, l, &ba)) < 0) return NULL;
+  if (bfpy_check(bf_boxarray_copy(ba, &copy)) < 0) return NULL;
+  return bfpy_boxarray_new(copy);
+}
+static PyObject *pfd_distmap(PyObject *self, PyObject *arg) {
+  int l;
+  bf_distmap *dm = NULL;
+  if (pfd_level(self, arg, &l) < 0 || bfpy_check(bf_plotfile_data_distmap(PFD(self)->p, l, &dm)) < 0) return NULL;
+  return bfpy_distmap_new(PFD(self)->dim, bf_distmap_retain(dm));
+}
+static PyObject *pfd_sync(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const n1[] = {"", NULL}, *const n2[] = {"", "", NULL};
+  PyObject *a[2] = {NULL, NULL};
+  PyTypeObject *t = bfpy_types[PFD(self)->dim][BFPY_T_PLOTFILEDATA];
+  if (bfpy_bind(args, nargs, kwnames, n1, 1, a, false) == 0 && PyObject_TypeCheck(a[0], t)) {
+    bf_plotfile_data *src = PFD(a[0])->p;
+    int nl = bf_plotfile_data_finest_level(src), mine = bf_plotfile_data_finest_level(PFD(self)->p);
+    for (int l = 0; l <= (nl < mine ? nl : mine); ++l) {
+      bf_distmap *dm = NULL;
+      if (bf_plotfile_data_distmap(src, l, &dm) != BF_SUCCESS) {
+        bf_error_clear();
+        continue;
+      }
+      if (bfpy_check(bf_plotfile_data_set_distmap(PFD(self)->p, l, dm)) < 0) return NULL;
+    }
+    Py_RETURN_NONE;
+  }
+  if (bfpy_bind(args, nargs, kwnames, n2, 2, a, false) == 0 && PyObject_TypeCheck(a[1], t)) {
+    int l;
+    if (pfd_level(self, a[0], &l) < 0) return NULL;
+    bf_plotfile_data *src = PFD(a[1])->p;
+    bf_distmap *dm = NULL;
+    if (l <= bf_plotfile_data_finest_level(src) && bf_plotfile_data_distmap(src, l, &dm) == BF_SUCCESS) {
+      if (bfpy_check(bf_plotfile_data_set_distmap(PFD(self)->p, l, dm)) < 0) return NULL;
+    }
+    bf_error_clear();
+    Py_RETURN_NONE;
+  }
+  return bfpy_no_overload("syncDistributionMap", args, nargs, kwnames,
+                          "(other: PlotFileData, /), (level: int, other: PlotFileData, /)");
+}
+static PyObject *pfd_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"", "", NULL};
+  PyObject *a[2];
+  if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0) return NULL;
+  int l, comp = -1;
+  if (pfd_level(self, a[0], &l) < 0) return NULL;
+  if (a[1]) {
+    if (!PyUnicode_Check(a[1]))
+      return PyErr_Format(PyExc_TypeError, "PlotFileData.get(): varname must be a str, not %.100s",
+                          Py_TYPE(a[1])->tp_name);
+    const char *name = PyUnicode_AsUTF8(a[1]);
+    if (!name) return NULL;
+    if ((comp = bf_plotfile_data_find_var(PFD(self)->p, name)) < 0)
+      return PyErr_Format(PyExc_ValueError, "PlotFileData.get(): no variable named '%s'", name);
+  }
+  bf_multifab *mf = NULL;
+  int st;
+  Py_BEGIN_ALLOW_THREADS st = bf_plotfile_data_get(PFD(self)->p, l, comp, &mf);
+  Py_END_ALLOW_THREADS if (st) return bfpy_raise(st);
+  PyTypeObject *t = bfpy_types[PFD(self)->dim][BFPY_T_MULTIFAB];
+  PyObject *o = t->tp_alloc(t, 0);
+  if (!o) {
+    bf_multifab_destroy(&mf);
+    return NULL;
+  }
+  bfpy_multifab_object *m = (bfpy_multifab_object *)o;
+  m->dim = PFD(self)->dim, m->mf = mf;
+  return o;
+}
+
+static PyMethodDef pfd_methods[] = {
+    {"spaceDim", pfd_spacedim, METH_NOARGS, "spaceDim() -> int"},
+    {"time", pfd_time, METH_NOARGS, "time() -> float"},
+    {"finestLevel", pfd_finest, METH_NOARGS, "finestLevel() -> int"},
+    {"refRatio", pfd_refratio, METH_O, "refRatio(level: int, /) -> int: ratio between level and level+1 (0 on the finest)"},
+    {"levelStep", pfd_levelstep, METH_O, "levelStep(level: int, /) -> int"},
+    {"boxArray", pfd_boxarray, METH_O, "boxArray(level: int, /) -> BoxArray"},
+    {"DistributionMap", pfd_distmap, METH_O, "DistributionMap(level: int, /) -> DistributionMapping"},
+    {"syncDistributionMap", (PyCFunction)(void (*)(void))pfd_sync, METH_FASTCALL | METH_KEYWORDS,
+     "syncDistributionMap(*args) -> None: (other: PlotFileData, /) or (level: int, other: PlotFileData, /): adopt "
+     "the other file's DistributionMapping where the box counts agree"},
+    {"coordSys", pfd_coord, METH_NOARGS, "coordSys() -> int"},
+    {"probDomain", pfd_probdomain, METH_O, "probDomain(level: int, /) -> Box"},
+    {"probSize", pfd_probsize, METH_NOARGS, "probSize() -> list[float]"},
+    {"probLo", pfd_problo, METH_NOARGS, "probLo() -> list[float]"},
+    {"probHi", pfd_probhi, METH_NOARGS, "probHi() -> list[float]"},
+    {"cellSize", pfd_cellsize, METH_O, "cellSize(level: int, /) -> list[float]"},
+    {"varNames", pfd_varnames, METH_NOARGS, "varNames() -> Vector_string"},
+    {"nComp", pfd_ncomp, METH_NOARGS, "nComp() -> int"},
+    {"nGrowVect", pfd_ngrow, METH_O, "nGrowVect(level: int, /) -> IntVect"},
+    {"get", (PyCFunction)(void (*)(void))pfd_get, METH_FASTCALL | METH_KEYWORDS,
+     "get(*args) -> MultiFab: (level: int, /) all components, or (level: int, varname: str, /) one variable"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot pfd_slots[] = {
+    {Py_tp_doc, "PlotFileData(path: str, /): an AMReX plotfile opened for reading (its headers are parsed now, "
+                "the data by get())."},
+    {Py_tp_new, pfd_new},
+    {Py_tp_dealloc, pfd_dealloc},
+    {Py_tp_methods, pfd_methods},
+    {0, NULL},
+};
+
+static PyType_Spec pfd_spec = {.name = "PlotFileData",
+                               .basicsize = sizeof(pfd_object),
+                               .flags = Py_TPFLAGS_DEFAULT,
+                               .slots = pfd_slots};
+
 int bfpy_init_plotfile(PyObject *m, int dim) {
-  (void)dim;
-  return PyModule_AddFunctions(m, plotfile_functions);
+  if (PyModule_AddFunctions(m, plotfile_functions) < 0) return -1;
+  return bfpy_make_type(m, dim, BFPY_T_PLOTFILEDATA, "PlotFileData", &pfd_spec, NULL) ? 0 : -1;
 }

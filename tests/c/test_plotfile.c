@@ -166,6 +166,57 @@ static void test_replace_and_errors(void) {
   bf_multifab_destroy(&mf);
 }
 
+static void test_read_back(void) {
+  bf_geometry g;
+  bf_multifab *mf = make_plot_mf(&g);
+  const char *names[2] = {"a", "b"};
+  char path[512], file[600];
+  snprintf(path, sizeof path, "%s/rb", g_root);
+  BFT_OK(bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL));
+  bf_plotfile_data *p = NULL;
+  BFT_OK(bf_plotfile_data_open(path, &p));
+  if (!p) return;
+  BFT_CHECK(bf_plotfile_data_dim(p) == 2 && bf_plotfile_data_ncomp(p) == 2 && bf_plotfile_data_time(p) == 0.5);
+  BFT_CHECK(!strcmp(bf_plotfile_data_varname(p, 1), "b") && bf_plotfile_data_varname(p, 2) == NULL);
+  BFT_CHECK(bf_plotfile_data_find_var(p, "a") == 0 && bf_plotfile_data_find_var(p, "z") == -1);
+  int rr = -1, step = -1;
+  BFT_OK(bf_plotfile_data_ref_ratio(p, 0, &rr));
+  BFT_OK(bf_plotfile_data_level_step(p, 0, &step));
+  BFT_CHECK(rr == 0 && step == 3);
+  BFT_FAILS(bf_plotfile_data_level_step(p, 1, &step), BF_ERROR_INDEX);
+  double dx[2];
+  BFT_OK(bf_plotfile_data_cell_size(p, 0, dx));
+  BFT_CHECK(dx[0] == 0.25 && dx[1] == 0.125);
+  bf_multifab *back = NULL;
+  BFT_OK(bf_plotfile_data_get(p, 0, 1, &back));
+  if (back) {
+    for (int64_t li = 0; li < bf_multifab_nlocal(back); ++li) {
+      bf_mf_fab f;
+      BFT_OK(bf_multifab_local_fab(back, li, &f));
+      const double *d = f.data;
+      BFT_CHECK(d[0] == 1000 + f.validbox.lo[0] && d[f.stride[0]] == 1010 + f.validbox.lo[0]);
+    }
+    bf_multifab_destroy(&back);
+  }
+  BFT_FAILS(bf_plotfile_data_get(p, 0, 2, &back), BF_ERROR_INDEX);
+  bf_plotfile_data_destroy(&p);
+  BFT_CHECK(p == NULL);
+  /* a truncated Header: BF_ERROR_VALUE naming the file and the line */
+  snprintf(file, sizeof file, "%s/Header", path);
+  FILE *f = fopen(file, "r+");
+  if (f) {
+    BFT_CHECK(ftruncate(fileno(f), 30) == 0);
+    fclose(f);
+  }
+  BFT_FAILS(bf_plotfile_data_open(path, &p), BF_ERROR_VALUE);
+  bf_plotfile_data_open(path, &p);
+  BFT_CHECK(strstr(bf_error_message(), "Header, line") != NULL);
+  bf_error_clear();
+  BFT_FAILS(bf_plotfile_data_open("/nonexistent/plt", &p), BF_ERROR_IO);
+  BFT_CHECK(p == NULL);
+  bf_multifab_destroy(&mf);
+}
+
 static void rm_rf(const char *path) {
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
@@ -182,6 +233,7 @@ int main(void) {
   rm_rf(g_root);
   BFT_CHECK(mkdir(g_root, 0700) == 0);
   BFT_RUN(test_replace_and_errors);
+  BFT_RUN(test_read_back);
   bf_runtime_finalize();
   rm_rf(g_root);
   return bft_report();

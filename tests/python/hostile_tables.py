@@ -305,6 +305,9 @@ class Vocab:
             "iv_max": lambda: a.IntVect.max_vector(), "iv_min": lambda: a.IntVect.min_vector(),
             "rv_nan": lambda: a.RealVect([math.nan] * N), "itype_node": lambda: a.IndexType.node_type(),
             "cs_rz": lambda: self._cs_rz(),
+            # a plotfile written into the sweep's working directory (a temporary one), and it opened
+            "plt_path": lambda: self._plotfile(),
+            "pfd": lambda: a.PlotFileData(self._plotfile()),
         })
         for key in list(VEC_KEY.values()):
             self.f[key + "_empty"] = (lambda key=key: type(self.make(key))())
@@ -357,6 +360,12 @@ class Vocab:
         fab = (cls or self.amr.FArrayBox)(self.make("box"), 2)
         fab.array().to_numpy()[...] = 2.5
         return fab
+
+    def _plotfile(self):
+        path = f"hostile_plt{self.dim}d"
+        if not os.path.isdir(path):
+            self.amr.write_single_level_plotfile(path, self.make("mf"), ["a", "b"], self.make("geom"), 0.5, 1)
+        return path
 
     def make(self, key):
         if key.startswith("pc:"):  # a defined particle container of class key[3:] (what its ParIter takes)
@@ -457,6 +466,9 @@ def hand_forms(dim, amr):
         "module.write_single_level_plotfile": [F("plt_h", K("mf"), K("vstr"), K("geom"), 0.5, 1),
                                                F("plt_h", K("mf"), ["a", "b"], K("geom"), 0.5, 1, "V", "L_", "C",
                                                  ["x"])],
+        "PlotFileData()": [F(K("plt_path"))],
+        "PlotFileData.syncDistributionMap": [F(K("pfd")), F(0, K("pfd"))],
+        "PlotFileData.get": [F(0), F(0, "a")],
         "module.write_multi_level_plotfile": [F("plt_m", 1, [K("mf")], ["a", "b"], [K("geom")], 0.5, [1], [])],
         "Box.shift": [F(0, 1), F(iv)],
         "Box.__add__": [F(iv)], "Box.__sub__": [F(iv)], "Box.__iadd__": [F(iv)], "Box.__isub__": [F(iv)],
@@ -622,7 +634,7 @@ SELF_KEY = {"Box": "box", "BoxArray": "ba", "DistributionMapping": "dm", "MultiF
             "iMultiFab": "imf", "MFIter": "mfi", "FArrayBox": "fab", "BaseFab_Real": "BaseFab_Real",
             "Geometry": "geom", "GeometryData": "gd", "RealBox": "rb", "RealVect": "rv",
             "Periodicity": "period", "IndexType": "itype", "CoordSys": "cs", "Dim3": "d3", "XDim3": "xd3",
-            "Arena": "arena", "MFInfo": "mfinfo", "MFItInfo": "mfitinfo", "AMReX": "amrex",
+            "Arena": "arena", "MFInfo": "mfinfo", "MFItInfo": "mfitinfo", "AMReX": "amrex", "PlotFileData": "pfd",
             "IntVect": "iv", "Direction": "direction", **VEC_KEY}
 
 # Exceptions allowed beyond ALLOWED, per unit (regex on the unit name) -- each one a documented
@@ -636,6 +648,7 @@ EXTRA_ALLOWED = [
     (r"print_usage_to_files$", (OSError,)),
     (r"ParmParse\.addfile$", (OSError,)),
     (r"write_(single|multi)_level_plotfile$", (OSError,)),
+    (r"^PlotFileData(\(\))?$|PlotFileData\.__init__$", (OSError,)),
     # iterator protocol
     (r"MFIter\.__next__$", (StopIteration,)),
     # host memory has no CUDA interface: AttributeError, so hasattr() says False (INTEROP.md)

@@ -312,3 +312,193 @@ def test_sigkill_never_leaves_a_partial_plotfile(tmp_path):
                 assert complete(full), (trial, name, listing(full))
             else:
                 assert name.startswith(".plt.tmp."), name    # an abandoned temporary: not the plotfile
+
+
+# ---- PlotFileData ---------------------------------------------------------------------------------
+@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
+def test_plotfiledata_reads_the_amrex_fixture():
+    p = amr.PlotFileData(FIXTURE)
+    assert (p.spaceDim(), p.time(), p.finestLevel(), p.refRatio(0), p.levelStep(0), p.coordSys()) == (3, 1.5, 0, 0, 7, 0)
+    assert p.probLo() == [-1.0, 0.0, 0.0] and p.probHi() == [1.0, 2.0, 0.5] and p.probSize() == [2.0, 2.0, 0.5]
+    assert p.cellSize(0) == [0.0625, 0.0625, 0.015625]
+    assert list(p.varNames()) == ["rho", "temp"] and p.nComp() == 2
+    assert p.nGrowVect(0) == amr.IntVect(0, 0, 0)
+    dom = p.probDomain(0)
+    assert dom.small_end == amr.IntVect(0, 0, 0) and dom.big_end == amr.IntVect(31, 31, 31)
+    ba = p.boxArray(0)
+    assert ba.size == 8 and ba[1].small_end == amr.IntVect(16, 0, 0)
+    assert p.DistributionMap(0).size == 8
+    ref, _ = fixture_mf()
+    for mf in (p.get(0), p.get(0, "temp")):
+        n = 0
+        for mfi in mf:
+            got = mf.array(mfi).to_numpy()
+            want = ref.array(mfi).to_numpy()[1:-1, 1:-1, 1:-1, :]
+            np.testing.assert_array_equal(got, want if mf.n_comp == 2 else want[..., 1:])
+            n += 1
+        assert n == 8
+    with pytest.raises(IndexError):
+        p.get(1)
+    with pytest.raises(IndexError):
+        p.refRatio(-1)
+    with pytest.raises(ValueError, match="no variable named 'nope'"):
+        p.get(0, "nope")
+    with pytest.raises(ValueError, match="3D"):
+        amr2.PlotFileData(FIXTURE)
+
+
+@pytest.mark.parametrize("mod", [amr1, amr2, amr])
+def test_round_trip_each_dimension_and_float32(tmp_path, mod):
+    D = {amr1: 1, amr2: 2, amr: 3}[mod]
+    n = [12, 10, 6][:D]
+    lo = mod.IntVect(*([0] * D)) if D > 1 else mod.IntVect(0)
+    hi = mod.IntVect(*[x - 1 for x in n]) if D > 1 else mod.IntVect(n[0] - 1)
+    dom = mod.Box(lo, hi)
+    ba = mod.BoxArray(dom)
+    ba.max_size(4)
+    mf = mod.MultiFab(ba, mod.DistributionMapping(ba), 2, 1)
+    mf.set_val(0.0)
+    for mfi in mf:
+        a = mf.array(mfi).to_numpy()
+        a[...] = np.random.default_rng(mfi.index + 1).standard_normal(a.shape)
+    geom = mod.Geometry(dom, mod.RealBox([-0.5] * D, [1.5] * D), 1 if D == 2 else 0, [0] * D)
+    for fmt in ("NATIVE", "NATIVE_32"):
+        pp = mod.ParmParse("fab")
+        pp.add("format", fmt)
+        out = str(tmp_path / f"p{D}{fmt}")
+        try:
+            mod.write_single_level_plotfile(out, mf, ["u", "v"], geom, 2.0, 9)
+        finally:
+            pp.add("format", "NATIVE")
+        p = mod.PlotFileData(out)
+        assert p.spaceDim() == D and p.coordSys() == (1 if D == 2 else 0) and p.levelStep(0) == 9
+        assert p.probLo() == [-0.5] * D and p.cellSize(0) == [2.0 / x for x in n]
+        back = p.get(0)
+        assert back.n_grow_vect == mod.IntVect(*([0] * D)) if D > 1 else True
+        for mfi in back:
+            got = back.array(mfi).to_numpy()
+            want = mf.array(mfi).to_numpy()[tuple(slice(1, -1) if d < D else slice(None) for d in range(3))]
+            if fmt == "NATIVE_32":
+                want = want.astype(np.float32).astype(np.float64)
+            np.testing.assert_array_equal(got, want)
+
+
+def test_round_trip_multi_level(tmp_path):
+    mf0, geom0 = fixture_mf()
+    ba1 = amr.BoxArray(amr.Box(amr.IntVect(16, 16, 16), amr.IntVect(47, 47, 31)))
+    ba1.max_size(16)
+    mf1 = amr.MultiFab(ba1, amr.DistributionMapping(ba1), 2, 0)
+    for mfi in mf1:
+        a = mf1.array(mfi).to_numpy()
+        a[...] = np.arange(a.size).reshape(a.shape) + mfi.index
+    geom1 = amr.Geometry(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(63, 63, 63)),
+                         amr.RealBox([-1.0, 0.0, 0.0], [1.0, 2.0, 0.5]), 0, [1, 1, 0])
+    out = str(tmp_path / "ml")
+    amr.write_multi_level_plotfile(out, 2, [mf0, mf1], ["rho", "temp"], [geom0, geom1], 1.5, [7, 14],
+                                   [amr.IntVect(2, 2, 2)])
+    p = amr.PlotFileData(out)
+    assert p.finestLevel() == 1 and p.refRatio(0) == 2 and p.refRatio(1) == 0 and p.levelStep(1) == 14
+    assert p.probDomain(1).big_end == amr.IntVect(63, 63, 63) and p.cellSize(1) == [0.03125, 0.03125, 0.0078125]
+    assert p.boxArray(1).size == ba1.size
+    back = p.get(1, "temp")
+    for mfi in back:
+        np.testing.assert_array_equal(back.array(mfi).to_numpy()[..., 0], mf1.array(mfi).to_numpy()[..., 1])
+    q = amr.PlotFileData(out)
+    q.syncDistributionMap(p)
+    q.syncDistributionMap(1, p)
+    with pytest.raises(TypeError):
+        q.syncDistributionMap("x")
+
+
+def copy_plotfile(src, dst):
+    import shutil
+    shutil.copytree(src, dst)
+    for root, dirs, files in os.walk(dst):
+        os.chmod(root, 0o755)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o644)
+
+
+@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
+def test_malformed_files_name_the_file_and_line(tmp_path):
+    bad = str(tmp_path / "bad")
+    copy_plotfile(FIXTURE, bad)
+    header = open(os.path.join(bad, "Header")).read().split("\n")
+
+    def with_header(lines):
+        open(os.path.join(bad, "Header"), "w").write("\n".join(lines))
+
+    cases = [
+        (5, "x", "line 6: expected the time"),
+        (1, "-3", "line 2"),
+        (4, "7", "line 5: the space dimension 7"),
+        (6, "5000", "line 7: the finest level"),
+        (10, "((0,0,0) (31,31) (0,0,0)) ", "line 11"),
+        (len(header) - 2, "../../etc/passwd", "leaves the plotfile"),
+    ]
+    for i, text, msg in cases:
+        lines = list(header)
+        lines[i] = text
+        with_header(lines)
+        with pytest.raises(ValueError, match=msg.replace("(", r"\(")) as e:
+            amr.PlotFileData(bad)
+        assert "Header" in str(e.value)
+    with_header(header[:9])
+    with pytest.raises(ValueError, match="end of file"):
+        amr.PlotFileData(bad)
+    with_header(header)
+    # Cell_H: an escaping FAB name, a count past the content
+    cellh = open(os.path.join(bad, "Level_0/Cell_H")).read()
+    open(os.path.join(bad, "Level_0/Cell_H"), "w").write(cellh.replace("Cell_D_00000 65625", "../Header 0"))
+    with pytest.raises(ValueError, match=r"Cell_H, line 17: FAB file name"):
+        amr.PlotFileData(bad)
+    open(os.path.join(bad, "Level_0/Cell_H"), "w").write(cellh.replace("(8 0", "(800000000 0"))
+    with pytest.raises(ValueError, match="Cell_H, line 5"):
+        amr.PlotFileData(bad)
+    open(os.path.join(bad, "Level_0/Cell_H"), "w").write(cellh)
+    # truncated data: the header opens, get() says which file
+    with open(os.path.join(bad, "Level_0/Cell_D_00000"), "r+b") as f:
+        f.truncate(300000)
+    p = amr.PlotFileData(bad)
+    with pytest.raises(ValueError, match="Cell_D_00000.*truncated|Cell_D_00000.*past the end"):
+        p.get(0)
+    with pytest.raises(OSError, match="nowhere/Header"):
+        amr.PlotFileData(str(tmp_path / "nowhere"))
+    with pytest.raises(TypeError):
+        amr.PlotFileData(3)
+
+
+def test_random_bytes_never_crash(tmp_path):
+    rng = np.random.default_rng(5)
+    d = tmp_path / "rnd"
+    (d / "Level_0").mkdir(parents=True)
+    for trial in range(200):
+        blob = rng.integers(0, 256, size=int(rng.integers(0, 400)), dtype=np.uint8).tobytes()
+        (d / "Header").write_bytes(blob)
+        with pytest.raises((ValueError, OSError)):
+            amr.PlotFileData(str(d))
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
+@settings(max_examples=150, deadline=None)
+@given(cut=st.integers(0, 400), junk=st.binary(max_size=20), pos=st.integers(0, 400))
+def test_header_fuzz(tmp_path_factory, cut, junk, pos):
+    d = tmp_path_factory.mktemp("fz")
+    copy_plotfile(FIXTURE, str(d / "p"))
+    h = open(os.path.join(FIXTURE, "Header"), "rb").read()
+    mutated = h[:pos] + junk + h[pos:]
+    mutated = mutated[:cut] if cut < len(mutated) else mutated
+    (d / "p" / "Header").write_bytes(mutated)
+    try:
+        p = amr.PlotFileData(str(d / "p"))
+    except (ValueError, OSError):
+        return
+    p.nComp(), p.varNames(), p.probDomain(0)
+    try:
+        p.get(0)
+    except (ValueError, OSError, IndexError, RuntimeError):
+        pass
