@@ -16,8 +16,21 @@ import boxfab.space1d as amr1
 import boxfab.space2d as amr2
 import boxfab.space3d as amr
 
-FIXTURE = "/work/shared/fixtures/amrex-plotfiles/plt_mesh"
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def find_fixture():
+    """plt_mesh in the project's shared/ folder: $BOXFAB_SHARED, beside or inside the checkout, /work/shared."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    for base in (os.environ.get("BOXFAB_SHARED", ""), os.path.join(root, "shared"),
+                 os.path.join(os.path.dirname(root), "shared"), "/work/shared"):
+        path = os.path.join(base, "fixtures", "amrex-plotfiles", "plt_mesh")
+        if base and os.path.isdir(path):
+            return path
+    return "/work/shared/fixtures/amrex-plotfiles/plt_mesh"
+
+
+FIXTURE = find_fixture()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -88,6 +101,7 @@ def read_fabs(path, ncomp, dtype="<f8"):
     return out
 
 
+@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
 def test_float32_data_and_descriptor(tmp_path):
     mf, geom = fixture_mf()
     pp = amr.ParmParse("fab")
@@ -477,28 +491,3 @@ def test_random_bytes_never_crash(tmp_path):
         (d / "Header").write_bytes(blob)
         with pytest.raises((ValueError, OSError)):
             amr.PlotFileData(str(d))
-
-
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-
-@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
-@settings(max_examples=150, deadline=None)
-@given(cut=st.integers(0, 400), junk=st.binary(max_size=20), pos=st.integers(0, 400))
-def test_header_fuzz(tmp_path_factory, cut, junk, pos):
-    d = tmp_path_factory.mktemp("fz")
-    copy_plotfile(FIXTURE, str(d / "p"))
-    h = open(os.path.join(FIXTURE, "Header"), "rb").read()
-    mutated = h[:pos] + junk + h[pos:]
-    mutated = mutated[:cut] if cut < len(mutated) else mutated
-    (d / "p" / "Header").write_bytes(mutated)
-    try:
-        p = amr.PlotFileData(str(d / "p"))
-    except (ValueError, OSError):
-        return
-    p.nComp(), p.varNames(), p.probDomain(0)
-    try:
-        p.get(0)
-    except (ValueError, OSError, IndexError, RuntimeError):
-        pass
