@@ -217,6 +217,66 @@ static void test_read_back(void) {
   bf_multifab_destroy(&mf);
 }
 
+/* Random damage to the Header and Cell_H (byte flips, insertions, truncations): open and get
+ * either succeed or fail with a status, never crash (this test runs under ASan/UBSan). */
+static void write_bytes(const char *path, const char *s, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return;
+  if (n) BFT_CHECK(fwrite(s, 1, n, f) == n);
+  fclose(f);
+}
+
+static void test_fuzz_reader(void) {
+  bf_geometry g;
+  bf_multifab *mf = make_plot_mf(&g);
+  const char *names[2] = {"a", "b"};
+  char path[512], files[2][600];
+  snprintf(path, sizeof path, "%s/fz", g_root);
+  BFT_OK(bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL));
+  snprintf(files[0], sizeof files[0], "%s/Header", path);
+  snprintf(files[1], sizeof files[1], "%s/Level_0/Cell_H", path);
+  uint64_t rng = 12345;
+  int opened = 0, failed = 0;
+  for (int which = 0; which < 2; ++which) {
+    size_t n = 0;
+    char *orig = slurp(files[which], &n);
+    if (!orig) continue;
+    char *buf = malloc(n + 64);
+    for (int trial = 0; trial < 400; ++trial) {
+      memcpy(buf, orig, n);
+      size_t m = n;
+      int edits = 1 + trial % 4;
+      for (int e = 0; e < edits; ++e) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        size_t at = (size_t)(rng >> 33) % (m ? m : 1);
+        unsigned kind = (unsigned)(rng >> 20) % 4;
+        unsigned char byte = (unsigned char)(rng >> 40);
+        if (kind == 0 && m) buf[at] = (char)byte;
+        else if (kind == 1 && m) buf[at] = "0123456789-,() \n"[byte % 16];
+        else if (kind == 2 && m < n + 60) memmove(buf + at + 1, buf + at, m - at), buf[at] = (char)byte, ++m;
+        else m = at;
+      }
+      write_bytes(files[which], buf, m);
+      bf_plotfile_data *p = NULL;
+      if (bf_plotfile_data_open(path, &p) == BF_SUCCESS) {
+        ++opened;
+        bf_multifab *back = NULL;
+        if (bf_plotfile_data_get(p, 0, -1, &back) == BF_SUCCESS) bf_multifab_destroy(&back);
+        bf_plotfile_data_destroy(&p);
+      } else {
+        ++failed;
+        BFT_CHECK(bf_error_message()[0] != '\0');
+      }
+      bf_error_clear();
+    }
+    write_bytes(files[which], orig, n);
+    free(buf);
+    free(orig);
+  }
+  BFT_CHECK(opened > 0 && failed > 0);
+  bf_multifab_destroy(&mf);
+}
+
 static void rm_rf(const char *path) {
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
@@ -234,6 +294,7 @@ int main(void) {
   BFT_CHECK(mkdir(g_root, 0700) == 0);
   BFT_RUN(test_replace_and_errors);
   BFT_RUN(test_read_back);
+  BFT_RUN(test_fuzz_reader);
   bf_runtime_finalize();
   rm_rf(g_root);
   return bft_report();

@@ -200,6 +200,19 @@ def test_nodal_data_written_as_amrex(tmp_path):
     (line, arr), = read_fabs(str(tmp_path / "nd/Level_0/Cell_D_00000"), 1)
     assert line.endswith("((0,0,0) (8,8,8) (1,1,1)) 1") and arr.shape == (1, 9, 9, 9) and (arr == 2.0).all()
     assert "((0,0,0) (8,8,8) (1,1,1))" in open(tmp_path / "nd/Level_0/Cell_H").read()
+    # and read back: nodal boxes sharing their faces, each with its own data
+    nba.max_size(4)
+    mf = amr.MultiFab(nba, amr.DistributionMapping(nba), 1, 1)
+    for mfi in mf:
+        a = mf.array(mfi).to_numpy()
+        a[...] = np.random.default_rng(mfi.index).standard_normal(a.shape)
+    amr.write_single_level_plotfile(str(tmp_path / "nd2"), mf, ["phi"], geom, 0.0, 0)
+    p = amr.PlotFileData(str(tmp_path / "nd2"))
+    assert p.boxArray(0)[0].type == amr.IntVect(1, 1, 1)
+    back = p.get(0)
+    assert back.is_all_nodal
+    for mfi in back:
+        np.testing.assert_array_equal(back.array(mfi).to_numpy(), mf.array(mfi).to_numpy()[1:-1, 1:-1, 1:-1])
 
 
 # ---- argument errors ------------------------------------------------------------------------------
@@ -491,3 +504,25 @@ def test_random_bytes_never_crash(tmp_path):
         (d / "Header").write_bytes(blob)
         with pytest.raises((ValueError, OSError)):
             amr.PlotFileData(str(d))
+    # a valid Header over random Cell_H / Cell_D bytes
+    mf, geom = fixture_mf()
+    good = str(tmp_path / "good")
+    amr.write_single_level_plotfile(good, mf, ["rho", "temp"], geom, 1.5, 7)
+    cellh = open(os.path.join(good, "Level_0/Cell_H"), "rb").read()
+    for trial in range(100):
+        n = int(rng.integers(0, len(cellh)))
+        junk = rng.integers(0, 256, size=int(rng.integers(1, 30)), dtype=np.uint8).tobytes()
+        open(os.path.join(good, "Level_0/Cell_H"), "wb").write(cellh[:n] + junk + cellh[n + len(junk):])
+        try:
+            amr.PlotFileData(good).get(0)
+        except (ValueError, OSError):
+            pass
+    open(os.path.join(good, "Level_0/Cell_H"), "wb").write(cellh)
+    cd = os.path.join(good, "Level_0/Cell_D_00000")
+    data = bytearray(open(cd, "rb").read())
+    for off in (0, 5, 40, 85, 65625 + 10):
+        bad = bytearray(data)
+        bad[off:off + 8] = rng.integers(0, 256, size=8, dtype=np.uint8).tobytes()
+        open(cd, "wb").write(bytes(bad))
+        with pytest.raises(ValueError, match="Cell_D_00000"):
+            amr.PlotFileData(good).get(0)
