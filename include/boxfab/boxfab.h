@@ -19,6 +19,7 @@
 #include "boxfab/mfiter.h"
 #include "boxfab/multifab.h"
 #include "boxfab/parmparse.h"
+#include "boxfab/plotfile.h"
 #include "boxfab/runtime.h"
 #include "boxfab/idcpu.h"
 #include "boxfab/vector.h"

@@ -74,6 +74,7 @@ enum bfpy_type_id {
   BFPY_T_PARMPARSE,    /* ParmParse */
   BFPY_T_AMRINFO,      /* AmrInfo */
   BFPY_T_AMRMESH,      /* AmrMesh */
+  BFPY_T_PLOTFILEDATA, /* PlotFileData (bfpy_plotfile.c) */
   BFPY_NTYPES
 };
 
@@ -317,5 +318,9 @@ int bfpy_init_fab(PyObject *m, int dim);       /* Arena, The_*_Arena, MFInfo, MF
 /* ---- run-time parameters and AMR meta data (issue 11) ------------------------- */
 int bfpy_init_parmparse(PyObject *m, int dim); /* ParmParse */
 int bfpy_init_amrmesh(PyObject *m, int dim);   /* AmrInfo, AmrMesh */
+
+/* ---- plotfiles (issue 11) ------------------------------------------------------ */
+int bfpy_init_plotfile(PyObject *m, int dim);  /* write_single_level_plotfile, write_multi_level_plotfile,
+                                                  PlotFileData */
 
 #endif

@@ -95,6 +95,7 @@ static const char *const bfpy_family_names[BFPY_NTYPES] = {
     [BFPY_T_PC] = "ParticleContainer", [BFPY_T_PARITER] = "ParIter",
     [BFPY_T_PARMPARSE] = "ParmParse", [BFPY_T_AMRINFO] = "AmrInfo",
     [BFPY_T_AMRMESH] = "AmrMesh",
+    [BFPY_T_PLOTFILEDATA] = "PlotFileData",
 };
 
 const char *bfpy_type_name(int id, int dim) {
@@ -128,6 +129,7 @@ static const bfpy_family_init bfpy_families[] = {
     bfpy_init_particle, bfpy_init_ptile,    bfpy_init_pc,       bfpy_init_pariter,
     bfpy_init_parmparse,
     bfpy_init_amrmesh,
+    bfpy_init_plotfile,
 };
 
 static int core_exec(PyObject *core) {

@@ -305,6 +305,9 @@ class Vocab:
             "iv_max": lambda: a.IntVect.max_vector(), "iv_min": lambda: a.IntVect.min_vector(),
             "rv_nan": lambda: a.RealVect([math.nan] * N), "itype_node": lambda: a.IndexType.node_type(),
             "cs_rz": lambda: self._cs_rz(),
+            # a plotfile written into the sweep's working directory (a temporary one), and it opened
+            "plt_path": lambda: self._plotfile(),
+            "pfd": lambda: a.PlotFileData(self._plotfile()),
         })
         for key in list(VEC_KEY.values()):
             self.f[key + "_empty"] = (lambda key=key: type(self.make(key))())
@@ -357,6 +360,12 @@ class Vocab:
         fab = (cls or self.amr.FArrayBox)(self.make("box"), 2)
         fab.array().to_numpy()[...] = 2.5
         return fab
+
+    def _plotfile(self):
+        path = f"hostile_plt{self.dim}d"
+        if not os.path.isdir(path):
+            self.amr.write_single_level_plotfile(path, self.make("mf"), ["a", "b"], self.make("geom"), 0.5, 1)
+        return path
 
     def make(self, key):
         if key.startswith("pc:"):  # a defined particle container of class key[3:] (what its ParIter takes)
@@ -453,6 +462,14 @@ def hand_forms(dim, amr):
         "Box.grow": [F(1), F(iv), F(0, 1)],   # grow(Direction, n): an opaque Direction has no value
         "AmrMesh()": [F(K("rb"), 0, [8] * N, 0, [], [0] * N), F(K("rb"), 1, [16] * N, 0, [K("iv2")], [1] * N)],
         "ParmParse.addfile": [F(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_inputs"))],
+        # plotfile writers: relative names only (the sweep's child runs in a temporary directory)
+        "module.write_single_level_plotfile": [F("plt_h", K("mf"), K("vstr"), K("geom"), 0.5, 1),
+                                               F("plt_h", K("mf"), ["a", "b"], K("geom"), 0.5, 1, "V", "L_", "C",
+                                                 ["x"])],
+        "PlotFileData()": [F(K("plt_path"))],
+        "PlotFileData.syncDistributionMap": [F(K("pfd")), F(0, K("pfd"))],
+        "PlotFileData.get": [F(0), F(0, "a")],
+        "module.write_multi_level_plotfile": [F("plt_m", 1, [K("mf")], ["a", "b"], [K("geom")], 0.5, [1], [])],
         "Box.shift": [F(0, 1), F(iv)],
         "Box.__add__": [F(iv)], "Box.__sub__": [F(iv)], "Box.__iadd__": [F(iv)], "Box.__isub__": [F(iv)],
         "Box.__and__": [F(K("box"))],
@@ -617,7 +634,7 @@ SELF_KEY = {"Box": "box", "BoxArray": "ba", "DistributionMapping": "dm", "MultiF
             "iMultiFab": "imf", "MFIter": "mfi", "FArrayBox": "fab", "BaseFab_Real": "BaseFab_Real",
             "Geometry": "geom", "GeometryData": "gd", "RealBox": "rb", "RealVect": "rv",
             "Periodicity": "period", "IndexType": "itype", "CoordSys": "cs", "Dim3": "d3", "XDim3": "xd3",
-            "Arena": "arena", "MFInfo": "mfinfo", "MFItInfo": "mfitinfo", "AMReX": "amrex",
+            "Arena": "arena", "MFInfo": "mfinfo", "MFItInfo": "mfitinfo", "AMReX": "amrex", "PlotFileData": "pfd",
             "IntVect": "iv", "Direction": "direction", **VEC_KEY}
 
 # Exceptions allowed beyond ALLOWED, per unit (regex on the unit name) -- each one a documented
@@ -630,6 +647,8 @@ EXTRA_ALLOWED = [
     # files: the OS says why it cannot write
     (r"print_usage_to_files$", (OSError,)),
     (r"ParmParse\.addfile$", (OSError,)),
+    (r"write_(single|multi)_level_plotfile$", (OSError,)),
+    (r"^PlotFileData(\(\))?$|PlotFileData\.__init__$", (OSError,)),
     # iterator protocol
     (r"MFIter\.__next__$", (StopIteration,)),
     # host memory has no CUDA interface: AttributeError, so hasattr() says False (INTEROP.md)

@@ -1,0 +1,496 @@
+/* Mesh plotfile writers in AMReX's format (see include/boxfab/plotfile.h).
+ *
+ * Layout written (AMReX's WriteGenericPlotfileHeader and VisMF::Write, version
+ * 1, one rank): Header, job_info, <level_prefix>L/<mf_prefix>_H and
+ * <level_prefix>L/<mf_prefix>_D_00000.  Everything goes into a temporary
+ * sibling directory first, which is renamed into place when complete. */
+#include "boxfab/plotfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "boxfab/arena.h"
+#include "boxfab/dtype.h"
+#include "boxfab/gpu.h"
+#include "boxfab/runtime.h"
+
+/* ---- a growing text buffer ------------------------------------------------------ */
+typedef struct {
+  char *s;
+  size_t n, cap;
+  bool failed;
+} pf_text;
+
+static void pf_printf(pf_text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void pf_printf(pf_text *t, const char *fmt, ...) {
+  if (t->failed) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = t->cap - t->n;
+    int k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? room : 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) {
+      t->failed = true;
+      return;
+    }
+    if (t->s && (size_t)k < room) {
+      t->n += (size_t)k;
+      return;
+    }
+    size_t need = t->n + (size_t)k + 1, cap = t->cap ? t->cap : 256;
+    while (cap < need) cap *= 2;
+    char *s = realloc(t->s, cap);
+    if (!s) {
+      t->failed = true;
+      return;
+    }
+    t->s = s, t->cap = cap;
+  }
+}
+
+/* A real as C++'s ostream with precision(17) and the default float field. */
+static void pf_real(pf_text *t, double v) { pf_printf(t, "%.17g", v); }
+
+static void pf_box(pf_text *t, const bf_box *b) {
+  pf_printf(t, "((");
+  for (int d = 0; d < b->dim; ++d) pf_printf(t, d ? ",%d" : "%d", b->lo[d]);
+  pf_printf(t, ") (");
+  for (int d = 0; d < b->dim; ++d) pf_printf(t, d ? ",%d" : "%d", b->hi[d]);
+  pf_printf(t, ") (");
+  for (int d = 0; d < b->dim; ++d) pf_printf(t, d ? ",%d" : "%d", bf_box_is_nodal(b, d) ? 1 : 0);
+  pf_printf(t, "))");
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+static int pf_io_error(const char *what, const char *path, int err) {
+  return bf_error_set(BF_ERROR_IO, "write_plotfile", "cannot %s '%s': %s", what, path, strerror(err));
+}
+
+static char *pf_join(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *s = malloc(la + lb + 2);
+  if (!s) return NULL;
+  memcpy(s, a, la);
+  s[la] = '/';
+  memcpy(s + la + 1, b, lb + 1);
+  return s;
+}
+
+static int pf_write_all(FILE *f, const void *p, size_t n, const char *path) {
+  if (n && fwrite(p, 1, n, f) != n) return pf_io_error("write", path, errno ? errno : EIO);
+  return BF_SUCCESS;
+}
+
+static int pf_write_text_file(const char *dir, const char *name, const pf_text *t) {
+  if (t->failed) BF_ERROR(BF_ERROR_MEMORY, "out of memory formatting %s", name);
+  char *path = pf_join(dir, name);
+  if (!path) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+  int err = BF_SUCCESS;
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    err = pf_io_error("create", path, errno);
+  } else {
+    errno = 0;
+    err = pf_write_all(f, t->s, t->n, path);
+    if (fclose(f) != 0 && !err) err = pf_io_error("write", path, errno);
+  }
+  free(path);
+  return err;
+}
+
+static int pf_mkdir(const char *path) {
+  if (mkdir(path, 0755) != 0) return pf_io_error("create directory", path, errno);
+  return BF_SUCCESS;
+}
+
+/* Remove a directory tree that this writer made (no symbolic links followed). */
+static void pf_remove_tree(const char *path) {
+  DIR *d = opendir(path);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      char *sub = pf_join(path, e->d_name);
+      if (!sub) break;
+      struct stat st;
+      if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+        pf_remove_tree(sub);
+      else
+        unlink(sub);
+      free(sub);
+    }
+    closedir(d);
+  }
+  rmdir(path);
+}
+
+/* ---- checks --------------------------------------------------------------------- */
+static int pf_check_name(const char *s, const char *what, bool allow_slash, bool allow_empty) {
+  BF_CHECK(s, BF_ERROR_VALUE, "%s must not be NULL", what);
+  BF_CHECK(allow_empty || s[0], BF_ERROR_VALUE, "%s must not be empty", what);
+  BF_CHECK(!strpbrk(s, "\n\r"), BF_ERROR_VALUE, "%s must not hold a line break: '%s'", what, s);
+  BF_CHECK(allow_slash || !strchr(s, '/'), BF_ERROR_VALUE, "%s must not hold '/': '%s'", what, s);
+  return BF_SUCCESS;
+}
+
+/* ---- the top Header (AMReX's WriteGenericPlotfileHeader) --------------------------- */
+static void pf_header(pf_text *t, int nlevels, const bf_multifab *const *mfs, int nvars,
+                      const char *const *varnames, const bf_geometry *geoms, double time, const int *steps,
+                      const bf_intvect *ref_ratios, const char *version, const char *lp, const char *mp) {
+  int dim = geoms[0].dim, finest = nlevels - 1;
+  pf_printf(t, "%s\n%d\n", version, nvars);
+  for (int i = 0; i < nvars; ++i) pf_printf(t, "%s\n", varnames[i]);
+  pf_printf(t, "%d\n", dim);
+  pf_real(t, time);
+  pf_printf(t, "\n%d\n", finest);
+  for (int d = 0; d < dim; ++d) pf_real(t, geoms[0].prob_domain.lo[d]), pf_printf(t, " ");
+  pf_printf(t, "\n");
+  for (int d = 0; d < dim; ++d) pf_real(t, geoms[0].prob_domain.hi[d]), pf_printf(t, " ");
+  pf_printf(t, "\n");
+  for (int l = 0; l < finest; ++l) pf_printf(t, "%d ", ref_ratios[l].v[0]);
+  pf_printf(t, "\n");
+  for (int l = 0; l <= finest; ++l) pf_box(t, &geoms[l].domain), pf_printf(t, " ");
+  pf_printf(t, "\n");
+  for (int l = 0; l <= finest; ++l) pf_printf(t, "%d ", steps[l]);
+  pf_printf(t, "\n");
+  for (int l = 0; l <= finest; ++l) {
+    for (int d = 0; d < dim; ++d) pf_real(t, geoms[l].dx[d]), pf_printf(t, " ");
+    pf_printf(t, "\n");
+  }
+  pf_printf(t, "%d\n0\n", geoms[0].coord);
+  for (int l = 0; l <= finest; ++l) {
+    const bf_boxarray *ba = bf_multifab_boxarray(mfs[l]);
+    int64_t n = bf_boxarray_size(ba);
+    const bf_box *boxes = bf_boxarray_data(ba);
+    pf_printf(t, "%d %lld ", l, (long long)n);
+    pf_real(t, time);
+    pf_printf(t, "\n%d\n", steps[l]);
+    const bf_geometry *g = &geoms[l];
+    for (int64_t i = 0; i < n; ++i) {
+      const bf_box *b = &boxes[i];
+      for (int d = 0; d < dim; ++d) {
+        /* AMReX: RealBox(shift(b, -domain.lo), dx, prob_lo) */
+        int lo = b->lo[d] - g->domain.lo[d], hi = b->hi[d] - g->domain.lo[d] + (bf_box_is_nodal(b, d) ? 0 : 1);
+        double xlo = g->prob_domain.lo[d] + g->dx[d] * (double)lo;
+        double xhi = g->prob_domain.lo[d] + g->dx[d] * (double)hi;
+        pf_real(t, xlo);
+        pf_printf(t, " ");
+        pf_real(t, xhi);
+        pf_printf(t, "\n");
+      }
+    }
+    pf_printf(t, "%s%d/%s\n", lp, l, mp);
+  }
+}
+
+/* ---- one level's MultiFab (VisMF::Write, version 1, one file) ----------------------- */
+static const char *pf_real_descriptor(int precision) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return precision == BF_DTYPE_FLOAT ? "((8, (32 8 23 0 1 9 0 127)),(4, (1 2 3 4)))"
+                                     : "((8, (64 11 52 0 1 12 0 1023)),(8, (1 2 3 4 5 6 7 8)))";
+#else
+  return precision == BF_DTYPE_FLOAT ? "((8, (32 8 23 0 1 9 0 127)),(4, (4 3 2 1)))"
+                                     : "((8, (64 11 52 0 1 12 0 1023)),(8, (8 7 6 5 4 3 2 1)))";
+#endif
+}
+
+static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp, int precision) {
+  const bf_boxarray *ba = bf_multifab_boxarray(mf);
+  int64_t nbox = bf_boxarray_size(ba);
+  int ncomp = bf_multifab_ncomp(mf), dim = bf_multifab_dim(mf);
+  bool host = bf_arena_is_host_accessible(bf_multifab_arena(mf));
+  size_t esize = precision == BF_DTYPE_FLOAT ? 4 : 8;
+  char dname[64], hname[64];
+  snprintf(dname, sizeof dname, "_D_%05d", 0);
+  snprintf(hname, sizeof hname, "_H");
+  pf_text fabname = {0}, hdrname = {0}, h = {0};
+  pf_printf(&fabname, "%s%s", mp, dname);
+  pf_printf(&hdrname, "%s%s", mp, hname);
+  double *mins = NULL, *maxs = NULL;
+  int64_t *offsets = NULL;
+  void *row = NULL, *stage = NULL;
+  char *path = NULL;
+  FILE *f = NULL;
+  int err = BF_SUCCESS;
+  if (fabname.failed || hdrname.failed) {
+    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    goto done;
+  }
+  size_t nn = (size_t)(nbox > 0 ? nbox : 1) * (size_t)ncomp;
+  mins = malloc(nn * sizeof *mins), maxs = malloc(nn * sizeof *maxs);
+  offsets = malloc((size_t)(nbox > 0 ? nbox : 1) * sizeof *offsets);
+  path = pf_join(dir, fabname.s);
+  if (!mins || !maxs || !offsets || !path) {
+    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    goto done;
+  }
+  if (!(f = fopen(path, "wb"))) {
+    err = pf_io_error("create", path, errno);
+    goto done;
+  }
+  int64_t offset = 0;
+  for (int64_t li = 0; li < nbox; ++li) {
+    bf_mf_fab fab;
+    if ((err = bf_multifab_local_fab(mf, li, &fab))) goto done;
+    const bf_box *vb = &fab.validbox;
+    int64_t len[3] = {1, 1, 1}, sh[3] = {0, 0, 0};
+    for (int d = 0; d < dim; ++d) len[d] = bf_box_length(vb, d), sh[d] = vb->lo[d] - fab.fabbox.lo[d];
+    const double *base = fab.data;
+    if (!host) { /* device memory: stage the whole fab on the host */
+      size_t bytes = (size_t)fab.stride[2] * (size_t)ncomp * sizeof(double);
+      void *s = realloc(stage, bytes ? bytes : 1);
+      if (!s) {
+        err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory staging a fab of %zu bytes", bytes);
+        goto done;
+      }
+      stage = s;
+      if ((err = bf_gpu_memcpy(stage, fab.data, bytes))) goto done;
+      base = stage;
+    }
+    pf_text line = {0};
+    pf_printf(&line, "FAB %s", pf_real_descriptor(precision));
+    pf_box(&line, vb);
+    pf_printf(&line, " %d\n", ncomp);
+    if (line.failed) {
+      free(line.s);
+      err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+      goto done;
+    }
+    offsets[li] = offset;
+    errno = 0;
+    err = pf_write_all(f, line.s, line.n, path);
+    offset += (int64_t)line.n;
+    free(line.s);
+    if (err) goto done;
+    void *r = realloc(row, (size_t)len[0] * esize);
+    if (!r) {
+      err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+      goto done;
+    }
+    row = r;
+    for (int n = 0; n < ncomp; ++n) {
+      double mn = 0, mx = 0;
+      bool first = true;
+      for (int64_t k = 0; k < len[2]; ++k)
+        for (int64_t j = 0; j < len[1]; ++j) {
+          const double *p = base + n * fab.stride[2] + (k + sh[2]) * fab.stride[1] + (j + sh[1]) * fab.stride[0] + sh[0];
+          if (first) mn = mx = p[0], first = false;
+          for (int64_t i = 0; i < len[0]; ++i) {
+            double v = p[i];
+            if (v < mn) mn = v;
+            if (v > mx) mx = v;
+          }
+          if (precision == BF_DTYPE_FLOAT) {
+            float *q = row;
+            for (int64_t i = 0; i < len[0]; ++i) q[i] = (float)p[i];
+            err = pf_write_all(f, q, (size_t)len[0] * 4, path);
+          } else {
+            err = pf_write_all(f, p, (size_t)len[0] * 8, path);
+          }
+          if (err) goto done;
+        }
+      mins[li * ncomp + n] = mn, maxs[li * ncomp + n] = mx;
+    }
+    offset += len[0] * len[1] * len[2] * ncomp * (int64_t)esize;
+  }
+  {
+    int rc = fclose(f);
+    f = NULL;
+    if (rc != 0) {
+      err = pf_io_error("write", path, errno);
+      goto done;
+    }
+  }
+  /* the multi-FAB header */
+  pf_printf(&h, "1\n1\n%d\n0\n(%lld 0\n", ncomp, (long long)nbox);
+  const bf_box *boxes = bf_boxarray_data(ba);
+  for (int64_t i = 0; i < nbox; ++i) pf_box(&h, &boxes[i]), pf_printf(&h, "\n");
+  pf_printf(&h, ")\n%lld\n", (long long)nbox);
+  for (int64_t i = 0; i < nbox; ++i) pf_printf(&h, "FabOnDisk: %s %lld\n", fabname.s, (long long)offsets[i]);
+  for (int which = 0; which < 2; ++which) {
+    const double *v = which ? maxs : mins;
+    pf_printf(&h, "\n%lld,%d\n", (long long)nbox, ncomp);
+    for (int64_t i = 0; i < nbox; ++i) {
+      for (int n = 0; n < ncomp; ++n) pf_printf(&h, "%.17e,", v[i * ncomp + n]);
+      pf_printf(&h, "\n");
+    }
+  }
+  pf_printf(&h, "\n");
+  err = pf_write_text_file(dir, hdrname.s, &h);
+done:
+  if (f) fclose(f);
+  free(mins), free(maxs), free(offsets), free(row), free(stage), free(path);
+  free(fabname.s), free(hdrname.s), free(h.s);
+  return err;
+}
+
+/* ---- the whole plotfile -------------------------------------------------------------- */
+static int pf_fill(const char *tmp, int nlevels, const bf_multifab *const *mfs, int nvars,
+                   const char *const *varnames, const bf_geometry *geoms, double time, const int *steps,
+                   const bf_intvect *ref_ratios, const char *version, const char *lp, const char *mp,
+                   const bf_plotfile_options *opt, int precision) {
+  int err = BF_SUCCESS;
+  char lname[400];
+  for (int l = 0; l < nlevels && !err; ++l) {
+    snprintf(lname, sizeof lname, "%s%d", lp, l);
+    char *p = pf_join(tmp, lname);
+    if (!p) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+    err = pf_mkdir(p);
+    free(p);
+  }
+  for (int e = 0; !err && opt && e < opt->n_extra_dirs; ++e) {
+    char *p = pf_join(tmp, opt->extra_dirs[e]);
+    if (!p) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+    err = pf_mkdir(p);
+    for (int l = 0; l < nlevels && !err; ++l) {
+      snprintf(lname, sizeof lname, "%s%d", lp, l);
+      char *q = pf_join(p, lname);
+      if (!q) {
+        free(p);
+        BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+      }
+      err = pf_mkdir(q);
+      free(q);
+    }
+    free(p);
+  }
+  if (err) return err;
+  pf_text t = {0};
+  pf_header(&t, nlevels, mfs, nvars, varnames, geoms, time, steps, ref_ratios, version, lp, mp);
+  err = pf_write_text_file(tmp, "Header", &t);
+  free(t.s);
+  if (err) return err;
+  pf_text j = {0};
+  pf_printf(&j,
+            "===============================================================================\n"
+            " Job Information\n"
+            "===============================================================================\n"
+            "written by boxfab %s (an implementation of the amrex plotfile format, AMReX HyperCLaw-V1.1)\n"
+            "number of MPI processes: %d\n",
+            bf_version(), bf_parallel_nprocs());
+  err = pf_write_text_file(tmp, "job_info", &j);
+  free(j.s);
+  for (int l = 0; l < nlevels && !err; ++l) {
+    snprintf(lname, sizeof lname, "%s%d", lp, l);
+    char *p = pf_join(tmp, lname);
+    if (!p) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+    err = pf_write_level(p, mfs[l], mp, precision);
+    free(p);
+  }
+  return err;
+}
+
+int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multifab *const *mfs, int nvars,
+                                  const char *const *varnames, const bf_geometry *geoms, double time,
+                                  const int *level_steps, const bf_intvect *ref_ratios,
+                                  const bf_plotfile_options *opt) {
+  BF_CHECK(name && name[0], BF_ERROR_VALUE, "the plotfile name must not be empty");
+  BF_CHECK(nlevels >= 1, BF_ERROR_VALUE, "nlevels must be >= 1, got %d", nlevels);
+  BF_CHECK(mfs && geoms && level_steps, BF_ERROR_VALUE, "mfs, geoms and level_steps must not be NULL");
+  BF_CHECK(nlevels == 1 || ref_ratios, BF_ERROR_VALUE, "ref_ratios must be given for %d levels", nlevels);
+  BF_CHECK(nvars >= 0 && (nvars == 0 || varnames), BF_ERROR_VALUE, "bad variable names (%d)", nvars);
+  BF_CALL(pf_check_name(name, "the plotfile name", true, false));
+  const char *version = opt && opt->version_name ? opt->version_name : "HyperCLaw-V1.1";
+  const char *lp = opt && opt->level_prefix ? opt->level_prefix : "Level_";
+  const char *mp = opt && opt->mf_prefix ? opt->mf_prefix : "Cell";
+  int precision = opt ? opt->precision : BF_DTYPE_DOUBLE;
+  BF_CHECK(precision == BF_DTYPE_DOUBLE || precision == BF_DTYPE_FLOAT, BF_ERROR_VALUE,
+           "precision must be double or float, got dtype %d", precision);
+  BF_CALL(pf_check_name(version, "versionName", true, true));
+  BF_CALL(pf_check_name(lp, "levelPrefix", false, false));
+  BF_CALL(pf_check_name(mp, "mfPrefix", false, false));
+  BF_CHECK(strlen(lp) < 300, BF_ERROR_VALUE, "levelPrefix is too long");
+  BF_CHECK(strcmp(lp, "Header") && strcmp(lp, "job_info"), BF_ERROR_VALUE, "levelPrefix '%s' is a reserved name", lp);
+  if (opt && opt->n_extra_dirs) {
+    BF_CHECK(opt->n_extra_dirs > 0 && opt->extra_dirs, BF_ERROR_VALUE, "bad extra_dirs");
+    for (int e = 0; e < opt->n_extra_dirs; ++e) {
+      BF_CALL(pf_check_name(opt->extra_dirs[e], "an extra directory name", false, false));
+      BF_CHECK(strcmp(opt->extra_dirs[e], ".") && strcmp(opt->extra_dirs[e], ".."), BF_ERROR_VALUE,
+               "extra directory name '%s' is not allowed", opt->extra_dirs[e]);
+    }
+  }
+  for (int i = 0; i < nvars; ++i) BF_CALL(pf_check_name(varnames[i], "a variable name", true, false));
+  int dim = geoms[0].dim;
+  BF_CHECK_DIM(dim);
+  for (int l = 0; l < nlevels; ++l) {
+    const bf_multifab *mf = mfs[l];
+    BF_CHECK(mf, BF_ERROR_VALUE, "level %d: no MultiFab", l);
+    BF_CALL(bf_multifab_check(mf));
+    BF_CHECK(bf_multifab_dim(mf) == dim && geoms[l].dim == dim, BF_ERROR_TYPE,
+             "level %d: dimensions differ (MultiFab %d, Geometry %d, level 0 %d)", l, bf_multifab_dim(mf),
+             geoms[l].dim, dim);
+    BF_CHECK(bf_multifab_dtype(mf) == BF_DTYPE_DOUBLE, BF_ERROR_TYPE, "level %d: plotfiles hold real data, not %s",
+             l, bf_dtype_name(bf_multifab_dtype(mf)));
+    BF_CHECK(bf_multifab_ncomp(mf) == nvars, BF_ERROR_VALUE,
+             "level %d: the MultiFab has %d components but %d variable names are given", l,
+             bf_multifab_ncomp(mf), nvars);
+    BF_CHECK(bf_multifab_is_allocated(mf), BF_ERROR_RUNTIME, "level %d: the MultiFab holds no data", l);
+    BF_CHECK(bf_multifab_nlocal(mf) == bf_multifab_size(mf), BF_ERROR_UNSUPPORTED,
+             "level %d: writing a plotfile whose boxes live on several MPI ranks is not implemented", l);
+    if (l + 1 < nlevels) BF_CHECK(ref_ratios[l].dim == dim, BF_ERROR_TYPE, "ref_ratio %d has dimension %d", l,
+                                  ref_ratios[l].dim);
+  }
+
+  /* a temporary sibling directory: "<parent>/.<base>.tmp.XXXXXX" */
+  size_t len = strlen(name);
+  while (len > 1 && name[len - 1] == '/') --len;
+  char *final = malloc(len + 1), *tmp = malloc(len + 32), *old = malloc(len + 64);
+  if (!final || !tmp || !old) {
+    free(final), free(tmp), free(old);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+  }
+  memcpy(final, name, len);
+  final[len] = '\0';
+  const char *slash = strrchr(final, '/');
+  size_t plen = slash ? (size_t)(slash - final) + 1 : 0;
+  snprintf(tmp, len + 32, "%.*s.%s.tmp.XXXXXX", (int)plen, final, final + plen);
+  int err = BF_SUCCESS;
+  if (!mkdtemp(tmp)) {
+    err = bf_error_set(BF_ERROR_IO, "write_plotfile", "cannot create a directory beside '%s': %s", final,
+                       strerror(errno));
+    goto done;
+  }
+  if (chmod(tmp, 0755) != 0) {
+    err = pf_io_error("set the permissions of", tmp, errno);
+  } else {
+    err = pf_fill(tmp, nlevels, mfs, nvars, varnames, geoms, time, level_steps, ref_ratios, version, lp, mp, opt,
+                  precision);
+  }
+  if (!err) {
+    struct stat st;
+    if (lstat(final, &st) == 0) { /* AMReX: move the existing one to <name>.old.<unique> */
+      for (int attempt = 0;; ++attempt) {
+        struct timeval tv;
+        gettimeofday(&tv, NULL);
+        snprintf(old, len + 64, "%s.old.%ld%06ld%s", final, (long)tv.tv_sec, (long)tv.tv_usec,
+                 attempt ? "x" : "");
+        if (lstat(old, &st) != 0) break;
+        if (attempt > 1000) break;
+      }
+      if (rename(final, old) != 0) err = pf_io_error("move aside the existing", final, errno);
+    }
+    if (!err && rename(tmp, final) != 0) err = pf_io_error("rename the finished plotfile to", final, errno);
+  }
+  if (err) pf_remove_tree(tmp);
+done:
+  free(final), free(tmp), free(old);
+  return err;
+}
+
+int bf_write_single_level_plotfile(const char *name, const bf_multifab *mf, int nvars, const char *const *varnames,
+                                   const bf_geometry *geom, double time, int level_step,
+                                   const bf_plotfile_options *opt) {
+  BF_CHECK(geom, BF_ERROR_VALUE, "geom must not be NULL");
+  return bf_write_multi_level_plotfile(name, 1, &mf, nvars, varnames, geom, time, &level_step, NULL, opt);
+}
