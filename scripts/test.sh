@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-env.sh
 bf_ensure_system_packages
-bf_ensure_venv numpy matplotlib pytest hypothesis mypy scikit-build-core
+bf_ensure_venv numpy matplotlib pytest hypothesis mypy scikit-build-core pandas yt
 
 jobs=$(nproc)
 
