@@ -630,6 +630,7 @@ EXTRA_ALLOWED = [
     # files: the OS says why it cannot write
     (r"print_usage_to_files$", (OSError,)),
     (r"ParmParse\.addfile$", (OSError,)),
+    (r"ParticleContainer\w*\.(write_plotfile|checkpoint|restart|restart_checkpoint)$", (OSError,)),
     # iterator protocol
     (r"MFIter\.__next__$", (StopIteration,)),
     # host memory has no CUDA interface: AttributeError, so hasattr() says False (INTEROP.md)
