@@ -450,8 +450,8 @@ BF_EXPORT int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *n
 /** AMReX's Restart(dir, name): read particles written by boxfab or AMReX
  *  (Version_Two_Dot_Zero / _One, _double or _single, Version_One_Dot_*), add
  *  them to the container (existing particles stay; a level beyond the
- *  container's finest goes to its finest), set the id counter to the file's
- *  next id, and redistribute.  The component counts must match the
+ *  container's finest goes to its finest), raise the id counter to the file's
+ *  next id (never lower it), and redistribute.  The component counts must match the
  *  container's.  Every file is checked before the container changes:
  *  BF_ERROR_VALUE naming the file (and the line of a text file) for malformed
  *  content, BF_ERROR_IO for a file that cannot be read. */

@@ -838,7 +838,11 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
   }
   if (rc == BF_SUCCESS) {
     for (int64_t i = 0; i < ngr && rc == BF_SUCCESS; ++i) rc = add_grid(pc, &h, &grids[i]);
-    if (rc == BF_SUCCESS) rc = bf_particle_set_next_id(bf_pc_id_family(pc), h.next_id);
+    /* AMReX sets the counter to the file's next id; boxfab never moves it back
+     * (ids made earlier in this process stay unique) */
+    int64_t cur = 0;
+    if (rc == BF_SUCCESS) rc = bf_particle_next_id(bf_pc_id_family(pc), 0, &cur);
+    if (rc == BF_SUCCESS && h.next_id > cur) rc = bf_particle_set_next_id(bf_pc_id_family(pc), h.next_id);
     if (rc == BF_SUCCESS) rc = bf_pc_redistribute(pc, 0, -1, 0, 0, false);
   }
   for (int64_t i = 0; i < ngr; ++i) {

@@ -123,6 +123,7 @@ def test_restart_amrex_pure_soa(amr3):
     exp = np.load(os.path.join(FIX, "plt_mesh_particles_expected.npy"))
     gm, dm, ba = geom3(amr)
     pc = amr.ParticleContainer_pureSoA_8_0_default(gm, dm, ba)
+    amr.Particle_8_0().NextID(1)
     pc.restart(os.path.join(FIX, "plt_mesh"), "particles")
     assert pc.total_number_of_particles() == 500 and pc.OK()
     df = pc.to_df() if _has_pandas() else None
@@ -133,6 +134,10 @@ def test_restart_amrex_pure_soa(amr3):
         assert (got["r"][o, c] == exp[f"r{c}"]).all()
     assert amr.Particle_8_0().NextID() == 1001
     del df
+    # the counter is raised to the file's next id, never lowered
+    amr.Particle_8_0().NextID(5000)
+    pc.restart(os.path.join(FIX, "plt_mesh"), "particles")
+    assert pc.total_number_of_particles() == 1000 and amr.Particle_8_0().NextID() == 5000
 
 
 @needs_fixture
@@ -160,7 +165,8 @@ def test_restart_amrex_legacy(amr3):
 @needs_fixture
 def test_restart_then_write_reproduces_amrex(amr3, tmp_path):
     amr = amr3
-    for name, cls in (("particles", "pureSoA_8_0"), ("aos_particles", "2_1_3_1")):
+    for name, cls, ptype in (("particles", "pureSoA_8_0", "8_0"), ("aos_particles", "2_1_3_1", "5_2")):
+        getattr(amr, f"Particle_{ptype}")().NextID(1)   # a fresh run: restart raises it to the file's
         gm, dm, ba = geom3(amr)
         pc = getattr(amr, f"ParticleContainer_{cls}_default")(gm, dm, ba)
         pc.restart(os.path.join(FIX, "plt_mesh"), name)
