@@ -232,8 +232,11 @@ def snapshot(pc):
     out = []
     for lev in range(pc.finest_level + 1):
         for pti in pc.const_iterator(pc, level=lev):
-            soa = pti.soa().to_numpy(copy=True)
-            cols = list(soa.real.values()) + [a.astype(np.float64) for a in soa.int.values()]
+            if pc.num_real_comps + pc.num_int_comps:
+                soa = pti.soa().to_numpy(copy=True)
+                cols = list(soa.real.values()) + [a.astype(np.float64) for a in soa.int.values()]
+            else:
+                cols = []   # a legacy layout without SoA components
             if not pc.is_soa_particle:
                 aos = pti.aos().to_numpy(copy=True)
                 idc = aos["cpuid"] if "cpuid" in aos.dtype.names else aos["idcpu"]
@@ -493,3 +496,50 @@ def test_allocators_write_the_same_bytes(amr3, tmp_path, alloc):
     r0, r1 = read_records(files[0]), read_records(files[1])
     # ids differ (new ids per fill); everything else is equal
     assert np.array_equal(r0[2], r1[2]) and np.array_equal(r0[1][:, 1:], r1[1][:, 1:])
+
+
+def test_legacy_16_4_init_random_round_trip(amr3, tmp_path):
+    """The 16-real, 4-int legacy layout filled by init_random on a non-periodic domain, written
+    next to other files of a plotfile folder and read back into a new container."""
+    amr = amr3
+    ensure_init(amr)
+    dom = amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(31, 31, 31))
+    rb = amr.RealBox([-0.5] * 3, [0.5] * 3)
+    gm = amr.Geometry(dom, rb, 0, [0, 0, 0])
+    ba = amr.BoxArray(dom)
+    dm = amr.DistributionMapping(ba)
+    pc = amr.ParticleContainer_16_4_0_0_default(gm, dm, ba)
+    pc.init_random(15, 1, amr.ParticleInitType_16_4_0_0(), False, rb)
+    plt = tmp_path / "plt_test"
+    plt.mkdir()
+    (plt / "Header").write_text("mesh header stays\n")
+    pc.write_plotfile(str(plt), "particles")
+    assert (plt / "Header").read_text() == "mesh header stays\n"
+    pc2 = amr.ParticleContainer_16_4_0_0_default(gm, dm, ba)
+    pc2.restart(str(plt), "particles")
+    assert pc2.total_number_of_particles() == 15 and np.array_equal(snapshot(pc2), snapshot(pc))
+
+
+def test_after_finalize_raises(tmp_path):
+    from conftest import run_python
+    r = run_python(f"""
+        import boxfab.space3d as amr
+        amr.initialize([])
+        dom = amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(7, 7, 7))
+        ba = amr.BoxArray(dom)
+        pc = amr.ParticleContainer_pureSoA_8_0_default(
+            amr.Geometry(dom, amr.RealBox([0.0] * 3, [1.0] * 3), 0, [0, 0, 0]), amr.DistributionMapping(ba), ba)
+        pc.write_plotfile({str(tmp_path)!r}, "p")
+        amr.finalize()
+        for call in (lambda: pc.write_plotfile({str(tmp_path)!r}, "q"), lambda: pc.restart({str(tmp_path)!r}, "p"),
+                     lambda: pc.checkpoint({str(tmp_path)!r}, "c")):
+            try:
+                call()
+            except RuntimeError:
+                pass
+            else:
+                raise SystemExit("no RuntimeError")
+        print("ok")
+    """)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+    assert not (tmp_path / "q").exists()
