@@ -650,7 +650,11 @@ typedef struct {
   double *reals;
 } readgrid;
 
-static int read_grid_data(const char *path, int64_t where, int64_t count, const pheader *h, readgrid *g) {
+/* `used`: bytes of this data file that earlier grids claimed; the grids of a
+ * valid file do not overlap, so together they fit in the file (this bounds the
+ * memory a hostile grid table can make the reader allocate). */
+static int read_grid_data(const char *path, int64_t where, int64_t count, const pheader *h, readgrid *g,
+                          double *used) {
   const int ichunk = 2 + h->ni, rchunk = h->dim + h->nr;
   FILE *f = fopen(path, "rb");
   BF_CHECK(f != NULL, BF_ERROR_IO, "cannot read %.300s: %s", path, strerror(errno));
@@ -665,6 +669,12 @@ static int read_grid_data(const char *path, int64_t where, int64_t count, const 
     BF_ERROR(BF_ERROR_VALUE, "%.300s: %" PRId64 " particles at byte %" PRId64 " need %.0f bytes, the file has %lld",
              path, count, where, need, (long long)st.st_size);
   }
+  if (*used + need > (double)st.st_size) {
+    fclose(f);
+    BF_ERROR(BF_ERROR_VALUE, "%.300s: the grid table claims more bytes than the file has (%lld)", path,
+             (long long)st.st_size);
+  }
+  *used += need;
   const size_t bi = (size_t)count * (size_t)ichunk * 4, br = (size_t)count * (size_t)rchunk * (size_t)h->rsize;
   g->ints = malloc(bi ? bi : 1);
   g->reals = malloc((size_t)count * (size_t)rchunk * sizeof(double) + 1);
@@ -815,6 +825,8 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
                           nb, lt->ngrids);
       if (rc != BF_SUCCESS) break;
     }
+    double *used = calloc(100000, sizeof *used); /* per data file number */
+    if (!used) rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
     for (int64_t g = 0; g < lt->ngrids && rc == BF_SUCCESS; ++g) {
       if (lt->count[g] == 0) continue;
       char fname[32];
@@ -832,9 +844,10 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
       }
       memset(&grids[ngr], 0, sizeof grids[ngr]);
       grids[ngr].lev = l;
-      rc = read_grid_data(path, lt->where[g], lt->count[g], &h, &grids[ngr]);
+      rc = read_grid_data(path, lt->where[g], lt->count[g], &h, &grids[ngr], &used[lt->which[g]]);
       ngr++;
     }
+    free(used);
   }
   if (rc == BF_SUCCESS) {
     for (int64_t i = 0; i < ngr && rc == BF_SUCCESS; ++i) rc = add_grid(pc, &h, &grids[i]);

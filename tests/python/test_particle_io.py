@@ -543,3 +543,26 @@ def test_after_finalize_raises(tmp_path):
     """)
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
     assert not (tmp_path / "q").exists()
+
+
+def test_overlapping_grid_table_refused(amr3, tmp_path):
+    """Grids that claim the same bytes (a hostile table could make the reader allocate the file's
+    size once per grid): ValueError, container unchanged."""
+    amr = amr3
+    ensure_init(amr)
+    dom = amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(15, 15, 15))
+    ba = amr.BoxArray(dom)          # one grid: its data is the whole file
+    gm = amr.Geometry(dom, amr.RealBox([0.0] * 3, [1.0] * 3), 0, [1, 1, 1])
+    pc = amr.ParticleContainer_pureSoA_8_0_default(gm, amr.DistributionMapping(ba), ba)
+    fill(pc, 3, 40, 12)
+    pc.write_plotfile(str(tmp_path), "p")
+    hp = tmp_path / "p" / "Header"
+    t = hp.read_text().rstrip("\n").split("\n")
+    assert t[-1] == "0 40 0" and t[-2] == "1" and t[-5] == "40"
+    t[-5], t[-2], t[-1:] = "80", "2", ["0 40 0", "0 40 0"]   # two grids, the same 40 particles
+    hp.write_text("\n".join(t) + "\n")
+    (tmp_path / "p" / "Level_0" / "Particle_H").unlink()    # optional (AMReX reads files without it)
+    pc2 = amr.ParticleContainer_pureSoA_8_0_default(gm, amr.DistributionMapping(ba), ba)
+    with pytest.raises(ValueError, match="claims more bytes"):
+        pc2.restart(str(tmp_path), "p")
+    assert pc2.total_number_of_particles() == 0
