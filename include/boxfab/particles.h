@@ -430,6 +430,33 @@ BF_EXPORT int bf_pc_deposit_ex(const bf_pc *pc, int lev, int comp, bf_multifab *
  *  their values and these kept theirs. */
 BF_EXPORT int bf_pc_interpolate(bf_pc *pc, int lev, int comp, const bf_multifab *mf, int mfcomp, int shape);
 
+/* -- files (AMReX's binary particle format; src/core/particles_io.c) -- */
+/** AMReX's WritePlotFile(dir, name): dir/name/Header, dir/name/Level_L/Particle_H
+ *  and dir/name/Level_L/DATA_00000 with the particles of id > 0, the same bytes
+ *  as AMReX writes on one rank (Version_Two_Dot_Zero_double; ids and cpus as
+ *  int32).  Component names are AMReX's defaults real_compN / int_compN.  `dir`
+ *  is created when missing; the particle directory is written under a
+ *  temporary sibling name and renamed into place (an existing one is
+ *  replaced).  BF_ERROR_VALUE for an undefined container, an empty dir or a
+ *  name that is not one path component; BF_ERROR_IO naming the path when a
+ *  file cannot be written. */
+BF_EXPORT int bf_pc_write_plotfile(const bf_pc *pc, const char *dir, const char *name);
+/** AMReX's Checkpoint(dir, name): as bf_pc_write_plotfile with
+ *  Version_Two_Dot_One_double (ints 0 and 1 are the two 32-bit halves of idcpu). */
+BF_EXPORT int bf_pc_checkpoint(const bf_pc *pc, const char *dir, const char *name);
+/** Both, choosing: `checkpoint`; `named`: write the container's SoA component
+ *  names instead of real_compN / int_compN (struct components keep those). */
+BF_EXPORT int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool checkpoint, bool named);
+/** AMReX's Restart(dir, name): read particles written by boxfab or AMReX
+ *  (Version_Two_Dot_Zero / _One, _double or _single, Version_One_Dot_*), add
+ *  them to the container (existing particles stay; a level beyond the
+ *  container's finest goes to its finest), raise the id counter to the file's
+ *  next id (never lower it), and redistribute.  The component counts must match the
+ *  container's.  Every file is checked before the container changes:
+ *  BF_ERROR_VALUE naming the file (and the line of a text file) for malformed
+ *  content, BF_ERROR_IO for a file that cannot be read. */
+BF_EXPORT int bf_pc_restart(bf_pc *pc, const char *dir, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1002,8 +1002,8 @@ static int class_consts(PyTypeObject *t, const bf_playout *l) {
   return 0;
 }
 
-static int add_mesh_methods(PyTypeObject *t) {
-  for (PyMethodDef *d = bfpy_pc_mesh_methods; d && d->ml_name; ++d) {
+static int add_method_table(PyTypeObject *t, PyMethodDef *table) {
+  for (PyMethodDef *d = table; d && d->ml_name; ++d) {
     PyObject *m = PyDescr_NewMethod(t, d);
     if (!m || PyObject_SetAttrString((PyObject *)t, d->ml_name, m) < 0) {
       Py_XDECREF(m);
@@ -1012,6 +1012,11 @@ static int add_mesh_methods(PyTypeObject *t) {
     Py_DECREF(m);
   }
   return 0;
+}
+
+static int add_mesh_methods(PyTypeObject *t) {
+  if (add_method_table(t, bfpy_pc_mesh_methods) < 0) return -1;
+  return add_method_table(t, bfpy_pc_io_methods);
 }
 
 int bfpy_init_pc(PyObject *m, int dim) {

@@ -27,6 +27,9 @@ bf_pc *bfpy_pc_unwrap(PyObject *o);
 /* The particle-mesh methods (deposit, interpolate, ...) added to every
  * container type; defined in bfpy_pc_mesh*.c, ending with a zeroed entry. */
 extern PyMethodDef bfpy_pc_mesh_methods[];
+/* The particle file methods (write_plotfile, checkpoint, restart,
+ * restart_checkpoint), bfpy_pc_io.c, added the same way. */
+extern PyMethodDef bfpy_pc_io_methods[];
 
 /* The ParIter_S_A / ParConstIter_S_A type (is_const), for the container's
  * `iterator` / `const_iterator` class attributes. */

@@ -2,6 +2,7 @@
 every PODVector_*, Particle_*, ParticleInitType_*, ParticleTile_*, StructOfArrays_*,
 ArrayOfStructs_* and ParticleTileData_* class of a space module, and the hand forms of their
 methods (per concrete class: the valid particle of a tile depends on its layout)."""
+import os
 import re
 
 PREFIXES = ("PODVector_", "Particle_", "ParticleInitType_", "ParticleTile_", "StructOfArrays_",
@@ -178,6 +179,19 @@ def hand_forms(dim, amr, F, K):
         T[f"{td}.set_super_particle"] = [F(K(td + ".sp"), 0)]
         T[f"{td}.__getitem__"] = [F(0)]
         T[f"{td}.__setitem__"] = [F(0, K(td + ".sp"))]
+    # particle files: writes go to the child's working folder (a temporary folder); restarts read
+    # the empty particle directories of hostile_particle_files (one per dim and component counts)
+    pfiles = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_particle_files")
+    for n in dir(amr):
+        c = getattr(amr, n)
+        if n.startswith("ParticleContainer") and isinstance(c, type):
+            nr = c.num_struct_real + c.num_array_real - (N if c.is_soa_particle else 0)
+            ni = c.num_struct_int + c.num_array_int
+            sub = f"d{N}_r{nr}_i{ni}"
+            T[f"{n}.write_plotfile"] = [F("hostile_pio", "p"), F(dir="hostile_pio", name="q")]
+            T[f"{n}.checkpoint"] = [F("hostile_pio", "c")]
+            T[f"{n}.restart"] = [F(pfiles, sub), F(dir=pfiles, file=sub)]
+            T[f"{n}.restart_checkpoint"] = [F(pfiles, sub, True), F(pfiles, sub, is_checkpoint=False)]
     return T
 
 

@@ -649,6 +649,7 @@ EXTRA_ALLOWED = [
     (r"ParmParse\.addfile$", (OSError,)),
     (r"write_(single|multi)_level_plotfile$", (OSError,)),
     (r"^PlotFileData(\(\))?$|PlotFileData\.__init__$", (OSError,)),
+    (r"ParticleContainer\w*\.(write_plotfile|checkpoint|restart|restart_checkpoint)$", (OSError,)),
     # iterator protocol
     (r"MFIter\.__next__$", (StopIteration,)),
     # host memory has no CUDA interface: AttributeError, so hasattr() says False (INTEROP.md)
