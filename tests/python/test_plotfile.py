@@ -325,7 +325,7 @@ def complete(path):
 def test_sigkill_never_leaves_a_partial_plotfile(tmp_path):
     rng = np.random.default_rng(11)
     out = str(tmp_path / "plt")
-    for trial in range(10):
+    for trial in range(50):
         p = subprocess.Popen([sys.executable, "-c", child_script(out)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         assert p.stdout.readline() == b"ready\n"
