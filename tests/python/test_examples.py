@@ -104,3 +104,21 @@ def test_heat_equation_env_and_no_png(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "8^3 cells" in r.stdout and "3 steps" in r.stdout
     assert not list(tmp_path.glob("*.png"))
+
+
+def test_heat_equation_plotfile_and_tracers(tmp_path):
+    """The main job's plotfile: AMReX's layout with the tracer particles, and yt (an independent reader)
+    finds the field's sum and every tracer."""
+    r = run_example(tmp_path, "--n", "16", "--max-grid", "8", "--steps", "6", "--png", "", "--tracers", "200")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "read back: the z-mid slice equals u" in r.stdout and "u in [" in r.stdout and ": yes)" in r.stdout
+    plt = tmp_path / "plt_heat"
+    assert {"Header", "job_info", "Level_0", "tracers"} <= {p.name for p in plt.iterdir()}
+    assert (plt / "tracers" / "Level_0" / "Particle_H").exists()
+    yt = pytest.importorskip("yt")
+    yt.set_log_level(50)
+    ad = yt.load(str(plt)).all_data()
+    assert abs(float(ad["boxlib", "u"].sum()) - 16 ** 3) < 1e-8 * 16 ** 3  # the periodic scheme conserves sum(u)
+    assert ad["tracers", "particle_u"].size == 200
+    r = run_example(tmp_path, "--n", "8", "--steps", "2", "--png", "", "--plotfile", "")
+    assert r.returncode == 0 and "wrote plt" not in r.stdout
