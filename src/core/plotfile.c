@@ -239,6 +239,8 @@ static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp
     err = pf_io_error("create", path, errno);
     goto done;
   }
+  /* large writes: the rows of a fab go out in a few big system calls, not one per 4 KiB */
+  (void)setvbuf(f, NULL, _IOFBF, (size_t)1 << 22);
   int64_t offset = 0;
   for (int64_t li = 0; li < nbox; ++li) {
     bf_mf_fab fab;
@@ -279,7 +281,23 @@ static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp
       goto done;
     }
     row = r;
-    for (int n = 0; n < ncomp; ++n) {
+    /* without ghost cells a component of a fab is one contiguous block: one min/max pass, one write */
+    bool contiguous = precision != BF_DTYPE_FLOAT && sh[0] == 0 && sh[1] == 0 && sh[2] == 0 &&
+                      fab.stride[0] == len[0] && fab.stride[1] == len[0] * len[1] &&
+                      fab.stride[2] == len[0] * len[1] * len[2];
+    for (int n = 0; contiguous && n < ncomp; ++n) {
+      const double *p = base + n * fab.stride[2];
+      int64_t m = fab.stride[2];
+      double mn = m > 0 ? p[0] : 0, mx = mn;
+      for (int64_t i = 0; i < m; ++i) {
+        double v = p[i];
+        if (v < mn) mn = v;
+        if (v > mx) mx = v;
+      }
+      if ((err = pf_write_all(f, p, (size_t)m * 8, path))) goto done;
+      mins[li * ncomp + n] = mn, maxs[li * ncomp + n] = mx;
+    }
+    for (int n = 0; !contiguous && n < ncomp; ++n) {
       double mn = 0, mx = 0;
       bool first = true;
       for (int64_t k = 0; k < len[2]; ++k)
