@@ -21,6 +21,7 @@ typedef struct bf_pf_mfhdr {
   int ncomp;
   char **fab_file; /* per box: full path of its data file */
   int64_t *fab_offset;
+  bool exact; /* bf_pf_read_fab: each FAB must be dst's grown box exactly (VisMF checkpoints) */
 } bf_pf_mfhdr;
 
 /* Write `mf`'s FABs to data_path (named fab_name in the header's FabOnDisk

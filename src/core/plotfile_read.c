@@ -273,10 +273,8 @@ int bf_pf_read_mf_header(const char *hpath, int dim, int expect_ncomp, bf_pf_mfh
   }
   if ((err = pfr_slurp(hpath, &text, &n))) goto done;
   pfr_text t = {text, n, 0, 1, hpath};
-  if (dim == 0 && !(dim = pfr_detect_dim(text, n))) {
-    err = pfr_fail(&t, "no box found to tell the dimension from");
-    goto done;
-  }
+  /* no box to tell the dimension from: parse on, the error comes at its line */
+  if (dim == 0 && !(dim = pfr_detect_dim(text, n))) dim = 3;
   L->dim = dim;
   int vers, how, ncomp;
   if ((err = pfr_int(&t, INT_MIN, INT_MAX, &vers, "the VisMF version"))) goto done;
@@ -654,7 +652,8 @@ int bf_pf_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out,
   int fncomp;
   if ((err = pfr_box(&t, L->dim, &box, "a FAB header"))) goto done;
   if ((err = pfr_int(&t, 1, PFR_MAX_COMP, &fncomp, "the FAB's number of components"))) goto done;
-  if (fncomp != L->ncomp || !bf_box_contains_box(&box, &dst->validbox) || box.type != dst->validbox.type) {
+  if (fncomp != L->ncomp || !bf_box_contains_box(&box, &dst->validbox) || box.type != dst->validbox.type ||
+      (L->exact && !bf_box_equal(&box, &dst->fabbox))) {
     err = bf_error_set(BF_ERROR_VALUE, "PlotFileData", "'%s': FAB %d (%d components) does not cover box %d", file,
                        i, fncomp, i);
     goto done;

@@ -127,6 +127,7 @@ static int vm_open(const char *name, int dim, bf_pf_mfhdr *L) {
   if (!h) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
   memset(L, 0, sizeof *L);
   int err = bf_pf_read_mf_header(h, dim, -1, L);
+  L->exact = true;
   free(h);
   if (err) bf_pf_mfhdr_clear(L);
   return err;

@@ -309,6 +309,13 @@ def test_damaged_files_raise_value_error_with_file_and_line(tmp_path):
     before = bits_of(mf)
     with pytest.raises(ValueError, match="truncated"):
         amr.VisMF.Read(mf, name)
+    # a header claiming ghost cells the data file does not hold: the FABs do not match
+    amr.VisMF.Write(make_mf(amr, 3, ncomp=2, ngrow=0, n=8), name)
+    damaged(open(name + "_H").read().split("\n")[:3] + ["1"] + open(name + "_H").read().split("\n")[4:])
+    with pytest.raises(ValueError, match="does not cover"):
+        amr.VisMF.Read(name)
+    amr.VisMF.Write(mf, name)
+    data = open(name + "_D_00000", "rb").read()
     # random bytes never crash
     rng = np.random.default_rng(3)
     for _ in range(200):
@@ -322,3 +329,22 @@ def test_damaged_files_raise_value_error_with_file_and_line(tmp_path):
         except (ValueError, OSError):
             pass
     del before
+
+
+def test_disk_full_leaves_no_file(tmp_path):
+    """A file size limit makes write() fail with EFBIG midway: OSError naming the data file, nothing left."""
+    code = textwrap.dedent(f"""
+        import resource, signal
+        import numpy as np
+        import boxfab.space3d as amr
+        amr.initialize(["amrex.verbose=0"])
+        ba = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(31, 31, 31)))
+        mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 2, 1)
+        mf.set_val(1.5)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100000, 100000))
+        amr.VisMF.Write(mf, {str(tmp_path / "chk")!r})
+        """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "OSError" in r.stderr and "chk_D_00000" in r.stderr, r.stderr
+    assert os.listdir(tmp_path) == []
