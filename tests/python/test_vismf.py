@@ -306,7 +306,6 @@ def test_damaged_files_raise_value_error_with_file_and_line(tmp_path):
     open(name + "_D_00000", "wb").write(data[:len(data) - 8])
     with pytest.raises(ValueError, match="truncated"):
         amr.VisMF.Read(name)
-    before = bits_of(mf)
     with pytest.raises(ValueError, match="truncated"):
         amr.VisMF.Read(mf, name)
     # a header claiming ghost cells the data file does not hold: the FABs do not match
@@ -328,7 +327,6 @@ def test_damaged_files_raise_value_error_with_file_and_line(tmp_path):
             amr.VisMF.Read(name)
         except (ValueError, OSError):
             pass
-    del before
 
 
 def test_disk_full_leaves_no_file(tmp_path):
