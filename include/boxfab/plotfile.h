@@ -98,6 +98,22 @@ BF_EXPORT int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int com
 /** Index of variable `name`, or -1. */
 BF_EXPORT int bf_plotfile_data_find_var(const bf_plotfile_data *p, const char *name);
 
+/* ---- MultiFab checkpoints (AMReX's VisMF::Write / VisMF::Read, version 1) ----------
+ * bf_vismf_write writes <name>_H (the multi-FAB header: ncomp, ghost width,
+ * BoxArray, FabOnDisk lines, per-FAB min/max over the valid box) and
+ * <name>_D_00000 (the grown FABs, ghost cells included, native float64), the
+ * layout of AMReX's VisMF::Write(mf, name).  Both are written under temporary
+ * names beside the targets and renamed (data first, header last).  Reading
+ * restores every value bit for bit (NaN payloads and -0.0 included).
+ * bf_vismf_read reads into `mf` (float64, allocated) with the same BoxArray,
+ * ncomp and ghost width as the file (BF_ERROR_VALUE saying what differs);
+ * bf_vismf_read_new makes a new MultiFab from the file (AMReX's Read into an
+ * undefined FabArray).  Damaged files: BF_ERROR_VALUE "<file>, line N: ...";
+ * missing or unreadable files: BF_ERROR_IO naming the path. */
+BF_EXPORT int bf_vismf_write(const bf_multifab *mf, const char *name);
+BF_EXPORT int bf_vismf_read(bf_multifab *mf, const char *name);
+BF_EXPORT int bf_vismf_read_new(const char *name, bf_multifab **mf);
+
 #ifdef __cplusplus
 }
 #endif

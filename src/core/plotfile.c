@@ -19,6 +19,7 @@
 #include "boxfab/dtype.h"
 #include "boxfab/gpu.h"
 #include "boxfab/runtime.h"
+#include "plotfile_impl.h"
 
 /* ---- a growing text buffer ------------------------------------------------------ */
 typedef struct {
@@ -77,6 +78,10 @@ static int pf_io_error(const char *what, const char *path, int err) {
   return bf_error_set(BF_ERROR_IO, "write_plotfile", "cannot %s '%s': %s", what, path, strerror(err));
 }
 
+static int pf_io_error2(const char *who, const char *what, const char *path, int err) {
+  return bf_error_set(BF_ERROR_IO, who, "cannot %s '%s': %s", what, path, strerror(err));
+}
+
 static char *pf_join(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
   char *s = malloc(la + lb + 2);
@@ -90,6 +95,25 @@ static char *pf_join(const char *a, const char *b) {
 static int pf_write_all(FILE *f, const void *p, size_t n, const char *path) {
   if (n && fwrite(p, 1, n, f) != n) return pf_io_error("write", path, errno ? errno : EIO);
   return BF_SUCCESS;
+}
+
+static int pf_write_all2(const char *who, FILE *f, const void *p, size_t n, const char *path) {
+  if (n && fwrite(p, 1, n, f) != n) return pf_io_error2(who, "write", path, errno ? errno : EIO);
+  return BF_SUCCESS;
+}
+
+static int pf_write_text_path(const char *who, const char *path, const pf_text *t) {
+  if (t->failed) BF_ERROR(BF_ERROR_MEMORY, "out of memory formatting %s", path);
+  int err = BF_SUCCESS;
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    err = pf_io_error2(who, "create", path, errno);
+  } else {
+    errno = 0;
+    err = pf_write_all2(who, f, t->s, t->n, path);
+    if (fclose(f) != 0 && !err) err = pf_io_error2(who, "write", path, errno);
+  }
+  return err;
 }
 
 static int pf_write_text_file(const char *dir, const char *name, const pf_text *t) {
@@ -205,38 +229,31 @@ static const char *pf_real_descriptor(int precision) {
 #endif
 }
 
-static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp, int precision) {
+int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab_name, const char *hdr_path,
+                   int precision, bool grown, const char *who) {
   const bf_boxarray *ba = bf_multifab_boxarray(mf);
   int64_t nbox = bf_boxarray_size(ba);
   int ncomp = bf_multifab_ncomp(mf), dim = bf_multifab_dim(mf);
   bool host = bf_arena_is_host_accessible(bf_multifab_arena(mf));
   size_t esize = precision == BF_DTYPE_FLOAT ? 4 : 8;
-  char dname[64], hname[64];
-  snprintf(dname, sizeof dname, "_D_%05d", 0);
-  snprintf(hname, sizeof hname, "_H");
-  pf_text fabname = {0}, hdrname = {0}, h = {0};
-  pf_printf(&fabname, "%s%s", mp, dname);
-  pf_printf(&hdrname, "%s%s", mp, hname);
+  bf_intvect ng = grown ? bf_multifab_ngrow(mf) : bf_intvect_splat(dim, 0);
+  pf_text h = {0};
   double *mins = NULL, *maxs = NULL;
   int64_t *offsets = NULL;
   void *row = NULL, *stage = NULL;
   char *path = NULL;
   FILE *f = NULL;
   int err = BF_SUCCESS;
-  if (fabname.failed || hdrname.failed) {
-    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    goto done;
-  }
   size_t nn = (size_t)(nbox > 0 ? nbox : 1) * (size_t)ncomp;
   mins = malloc(nn * sizeof *mins), maxs = malloc(nn * sizeof *maxs);
   offsets = malloc((size_t)(nbox > 0 ? nbox : 1) * sizeof *offsets);
-  path = pf_join(dir, fabname.s);
+  path = strdup(data_path);
   if (!mins || !maxs || !offsets || !path) {
     err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
     goto done;
   }
   if (!(f = fopen(path, "wb"))) {
-    err = pf_io_error("create", path, errno);
+    err = pf_io_error2(who, "create", path, errno);
     goto done;
   }
   /* large writes: the rows of a fab go out in a few big system calls, not one per 4 KiB */
@@ -245,7 +262,10 @@ static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp
   for (int64_t li = 0; li < nbox; ++li) {
     bf_mf_fab fab;
     if ((err = bf_multifab_local_fab(mf, li, &fab))) goto done;
-    const bf_box *vb = &fab.validbox;
+    const bf_box *vb = &fab.validbox; /* min/max: over the valid box (AMReX) */
+    const bf_box *wb = grown ? &fab.fabbox : &fab.validbox; /* written */
+    int64_t wlen[3] = {1, 1, 1}, wsh[3] = {0, 0, 0};
+    for (int d = 0; d < dim; ++d) wlen[d] = bf_box_length(wb, d), wsh[d] = wb->lo[d] - fab.fabbox.lo[d];
     int64_t len[3] = {1, 1, 1}, sh[3] = {0, 0, 0};
     for (int d = 0; d < dim; ++d) len[d] = bf_box_length(vb, d), sh[d] = vb->lo[d] - fab.fabbox.lo[d];
     const double *base = fab.data;
@@ -262,7 +282,7 @@ static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp
     }
     pf_text line = {0};
     pf_printf(&line, "FAB %s", pf_real_descriptor(precision));
-    pf_box(&line, vb);
+    pf_box(&line, wb);
     pf_printf(&line, " %d\n", ncomp);
     if (line.failed) {
       free(line.s);
@@ -271,11 +291,11 @@ static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp
     }
     offsets[li] = offset;
     errno = 0;
-    err = pf_write_all(f, line.s, line.n, path);
+    err = pf_write_all2(who, f, line.s, line.n, path);
     offset += (int64_t)line.n;
     free(line.s);
     if (err) goto done;
-    void *r = realloc(row, (size_t)len[0] * esize);
+    void *r = realloc(row, (size_t)wlen[0] * esize);
     if (!r) {
       err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
       goto done;
@@ -309,33 +329,47 @@ static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp
             if (v < mn) mn = v;
             if (v > mx) mx = v;
           }
+        }
+      for (int64_t k = 0; k < wlen[2]; ++k)
+        for (int64_t j = 0; j < wlen[1]; ++j) {
+          const double *p =
+              base + n * fab.stride[2] + (k + wsh[2]) * fab.stride[1] + (j + wsh[1]) * fab.stride[0] + wsh[0];
           if (precision == BF_DTYPE_FLOAT) {
             float *q = row;
-            for (int64_t i = 0; i < len[0]; ++i) q[i] = (float)p[i];
-            err = pf_write_all(f, q, (size_t)len[0] * 4, path);
+            for (int64_t i = 0; i < wlen[0]; ++i) q[i] = (float)p[i];
+            err = pf_write_all2(who, f, q, (size_t)wlen[0] * 4, path);
           } else {
-            err = pf_write_all(f, p, (size_t)len[0] * 8, path);
+            err = pf_write_all2(who, f, p, (size_t)wlen[0] * 8, path);
           }
           if (err) goto done;
         }
       mins[li * ncomp + n] = mn, maxs[li * ncomp + n] = mx;
     }
-    offset += len[0] * len[1] * len[2] * ncomp * (int64_t)esize;
+    offset += wlen[0] * wlen[1] * wlen[2] * ncomp * (int64_t)esize;
   }
   {
     int rc = fclose(f);
     f = NULL;
     if (rc != 0) {
-      err = pf_io_error("write", path, errno);
+      err = pf_io_error2(who, "write", path, errno);
       goto done;
     }
   }
-  /* the multi-FAB header */
-  pf_printf(&h, "1\n1\n%d\n0\n(%lld 0\n", ncomp, (long long)nbox);
+  /* the multi-FAB header (AMReX: the ghost width as one int when uniform, else an IntVect) */
+  pf_printf(&h, "1\n1\n%d\n", ncomp);
+  bool uniform = true;
+  for (int d = 1; d < dim; ++d) uniform = uniform && ng.v[d] == ng.v[0];
+  if (uniform) {
+    pf_printf(&h, "%d\n", ng.v[0]);
+  } else {
+    for (int d = 0; d < dim; ++d) pf_printf(&h, d ? ",%d" : "(%d", ng.v[d]);
+    pf_printf(&h, ")\n");
+  }
+  pf_printf(&h, "(%lld 0\n", (long long)nbox);
   const bf_box *boxes = bf_boxarray_data(ba);
   for (int64_t i = 0; i < nbox; ++i) pf_box(&h, &boxes[i]), pf_printf(&h, "\n");
   pf_printf(&h, ")\n%lld\n", (long long)nbox);
-  for (int64_t i = 0; i < nbox; ++i) pf_printf(&h, "FabOnDisk: %s %lld\n", fabname.s, (long long)offsets[i]);
+  for (int64_t i = 0; i < nbox; ++i) pf_printf(&h, "FabOnDisk: %s %lld\n", fab_name, (long long)offsets[i]);
   for (int which = 0; which < 2; ++which) {
     const double *v = which ? maxs : mins;
     pf_printf(&h, "\n%lld,%d\n", (long long)nbox, ncomp);
@@ -345,11 +379,25 @@ static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp
     }
   }
   pf_printf(&h, "\n");
-  err = pf_write_text_file(dir, hdrname.s, &h);
+  err = pf_write_text_path(who, hdr_path, &h);
 done:
   if (f) fclose(f);
   free(mins), free(maxs), free(offsets), free(row), free(stage), free(path);
-  free(fabname.s), free(hdrname.s), free(h.s);
+  free(h.s);
+  return err;
+}
+
+static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp, int precision) {
+  pf_text d = {0}, hd = {0};
+  pf_printf(&d, "%s_D_%05d", mp, 0);
+  pf_printf(&hd, "%s/%s_H", dir, mp);
+  char *dp = d.failed ? NULL : pf_join(dir, d.s);
+  int err = BF_SUCCESS;
+  if (!dp || hd.failed)
+    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  else
+    err = bf_pf_write_mf(mf, dp, d.s, hd.s, precision, false, "write_plotfile");
+  free(dp), free(d.s), free(hd.s);
   return err;
 }
 

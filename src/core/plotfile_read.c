@@ -18,21 +18,14 @@
 #include "boxfab/arena.h"
 #include "boxfab/plotfile.h"
 #include "boxfab/runtime.h"
+#include "plotfile_impl.h"
 
 #define PFR_MAX_TEXT (256u << 20) /* largest Header / Cell_H accepted */
 #define PFR_MAX_LEVELS 1000
 #define PFR_MAX_COMP 100000
 #define PFR_MAX_NAME 4096
 
-typedef struct {
-  int nbox;
-  bf_boxarray *ba;
-  bf_distmap *dm;
-  bf_intvect ngrow;
-  int ncomp;
-  char **fab_file; /* per box: full path of its data file */
-  int64_t *fab_offset;
-} pfr_level;
+typedef bf_pf_mfhdr pfr_level;
 
 struct bf_plotfile_data {
   char *path;
@@ -240,27 +233,49 @@ static bool pfr_safe_relpath(const char *s) {
 }
 
 /* ---- Cell_H ---------------------------------------------------------------------------- */
+/* The dimension of the boxes of a multi-FAB header: the commas of its first box's lo. */
+static int pfr_detect_dim(const char *s, size_t n) {
+  const char *p = memchr(s, '(', n);
+  if (!p) return 0;
+  p = memchr(p + 1, '(', n - (size_t)(p + 1 - s)); /* the first box "((" */
+  while (p && p + 1 < s + n && p[1] != '(') p = memchr(p + 1, '(', n - (size_t)(p + 1 - s));
+  if (!p) return 0;
+  int dim = 1;
+  for (const char *q = p + 2; q < s + n && *q != ')'; ++q)
+    if (*q == ',') ++dim;
+  return dim >= 1 && dim <= 3 ? dim : 0;
+}
+
 static int pfr_level_header(bf_plotfile_data *p, int l, const char *rel) {
-  pfr_level *L = &p->lev[l];
-  char *hpath = NULL, *dir = NULL, *text = NULL;
+  size_t lr = strlen(rel);
+  char *hpath = malloc(strlen(p->path) + lr + 8);
+  if (!hpath) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+  sprintf(hpath, "%s/%s_H", p->path, rel);
+  int err = bf_pf_read_mf_header(hpath, p->dim, p->ncomp, &p->lev[l]);
+  free(hpath);
+  return err;
+}
+
+int bf_pf_read_mf_header(const char *hpath, int dim, int expect_ncomp, bf_pf_mfhdr *L) {
+  char *dir = NULL, *text = NULL;
   size_t n = 0;
   int err = BF_SUCCESS;
   bf_box *boxes = NULL;
   {
-    size_t lr = strlen(rel);
-    hpath = malloc(strlen(p->path) + lr + 8);
-    if (!hpath) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
-    sprintf(hpath, "%s/%s_H", p->path, rel);
-    dir = malloc(strlen(hpath) + 1);
-    if (!dir) {
-      free(hpath);
-      BF_ERROR(BF_ERROR_MEMORY, "out of memory");
-    }
+    dir = malloc(strlen(hpath) + 3);
+    if (!dir) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
     strcpy(dir, hpath);
-    *strrchr(dir, '/') = '\0';
+    char *sl = strrchr(dir, '/');
+    if (sl)
+      *sl = '\0';
+    else
+      strcpy(dir, ".");
   }
   if ((err = pfr_slurp(hpath, &text, &n))) goto done;
   pfr_text t = {text, n, 0, 1, hpath};
+  /* no box to tell the dimension from: parse on, the error comes at its line */
+  if (dim == 0 && !(dim = pfr_detect_dim(text, n))) dim = 3;
+  L->dim = dim;
   int vers, how, ncomp;
   if ((err = pfr_int(&t, INT_MIN, INT_MAX, &vers, "the VisMF version"))) goto done;
   if (vers != 1) {
@@ -269,19 +284,19 @@ static int pfr_level_header(bf_plotfile_data *p, int l, const char *rel) {
   }
   if ((err = pfr_int(&t, 1, 1, &how, "the VisMF 'how'"))) goto done;
   if ((err = pfr_int(&t, 0, PFR_MAX_COMP, &ncomp, "the number of components"))) goto done;
-  if (ncomp != p->ncomp) {
-    err = pfr_fail(&t, "%d components, but the Header names %d", ncomp, p->ncomp);
+  if (expect_ncomp >= 0 && ncomp != expect_ncomp) {
+    err = pfr_fail(&t, "%d components, but the Header names %d", ncomp, expect_ncomp);
     goto done;
   }
   L->ncomp = ncomp;
-  L->ngrow = bf_intvect_splat(p->dim, 0);
+  L->ngrow = bf_intvect_splat(dim, 0);
   pfr_skip_ws(&t);
   if (t.pos < t.n && t.s[t.pos] == '(') {
-    if ((err = pfr_ivec(&t, p->dim, 0, 1 << 20, L->ngrow.v, "the ghost width"))) goto done;
+    if ((err = pfr_ivec(&t, dim, 0, 1 << 20, L->ngrow.v, "the ghost width"))) goto done;
   } else {
     int g;
     if ((err = pfr_int(&t, 0, 1 << 20, &g, "the ghost width"))) goto done;
-    L->ngrow = bf_intvect_splat(p->dim, g);
+    L->ngrow = bf_intvect_splat(dim, g);
   }
   long nbox;
   int zero;
@@ -297,7 +312,7 @@ static int pfr_level_header(bf_plotfile_data *p, int l, const char *rel) {
     goto done;
   }
   for (long i = 0; i < nbox; ++i) {
-    if ((err = pfr_box(&t, p->dim, &boxes[i], "a box of the BoxArray"))) goto done;
+    if ((err = pfr_box(&t, dim, &boxes[i], "a box of the BoxArray"))) goto done;
     if (i && boxes[i].type != boxes[0].type) {
       err = pfr_fail(&t, "boxes of different index types");
       goto done;
@@ -358,12 +373,12 @@ static int pfr_level_header(bf_plotfile_data *p, int l, const char *rel) {
       }
     }
   }
-  if ((err = bf_boxarray_create_from_boxes(p->dim, nbox, boxes, &L->ba))) goto done;
+  if ((err = bf_boxarray_create_from_boxes(dim, nbox, boxes, &L->ba))) goto done;
   if ((err = bf_distmap_create_balanced(L->ba, bf_parallel_nprocs() > 0 ? bf_parallel_nprocs() : 1,
                                         BF_DISTMAP_SFC, &L->dm)))
     goto done;
 done:
-  free(hpath), free(dir), free(text), free(boxes);
+  free(dir), free(text), free(boxes);
   return err;
 }
 
@@ -476,6 +491,15 @@ done:
   return err;
 }
 
+void bf_pf_mfhdr_clear(bf_pf_mfhdr *L) {
+  bf_boxarray_destroy(&L->ba);
+  bf_distmap_destroy(&L->dm);
+  if (L->fab_file)
+    for (int i = 0; i < L->nbox; ++i) free(L->fab_file[i]);
+  free(L->fab_file), free(L->fab_offset);
+  L->fab_file = NULL, L->fab_offset = NULL, L->nbox = 0;
+}
+
 void bf_plotfile_data_destroy(bf_plotfile_data **pp) {
   if (!pp || !*pp) return;
   bf_plotfile_data *p = *pp;
@@ -483,12 +507,7 @@ void bf_plotfile_data_destroy(bf_plotfile_data **pp) {
     for (int i = 0; i < p->ncomp; ++i) free(p->names[i]);
   if (p->lev)
     for (int l = 0; l <= p->finest; ++l) {
-      pfr_level *L = &p->lev[l];
-      bf_boxarray_destroy(&L->ba);
-      bf_distmap_destroy(&L->dm);
-      if (L->fab_file)
-        for (int i = 0; i < L->nbox; ++i) free(L->fab_file[i]);
-      free(L->fab_file), free(L->fab_offset);
+      bf_pf_mfhdr_clear(&p->lev[l]);
     }
   free(p->names), free(p->ref_ratio), free(p->steps), free(p->domain), free(p->dx), free(p->lev), free(p->path);
   free(p);
@@ -596,7 +615,7 @@ static bool pfr_host_little(void) {
   return c == 1;
 }
 
-static int pfr_read_fab(const bf_plotfile_data *p, const pfr_level *L, int i, int comp, int ncomp_out,
+int bf_pf_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out,
                         const bf_mf_fab *dst, double *host) {
   const char *file = L->fab_file[i];
   FILE *f = fopen(file, "rb");
@@ -631,9 +650,10 @@ static int pfr_read_fab(const bf_plotfile_data *p, const pfr_level *L, int i, in
   pfr_text t = {line, strlen(line), 4 + strlen(pfr_descriptors[kind]), 1, file};
   bf_box box;
   int fncomp;
-  if ((err = pfr_box(&t, p->dim, &box, "a FAB header"))) goto done;
+  if ((err = pfr_box(&t, L->dim, &box, "a FAB header"))) goto done;
   if ((err = pfr_int(&t, 1, PFR_MAX_COMP, &fncomp, "the FAB's number of components"))) goto done;
-  if (fncomp != L->ncomp || !bf_box_contains_box(&box, &dst->validbox) || box.type != dst->validbox.type) {
+  if (fncomp != L->ncomp || !bf_box_contains_box(&box, &dst->validbox) || box.type != dst->validbox.type ||
+      (L->exact && !bf_box_equal(&box, &dst->fabbox))) {
     err = bf_error_set(BF_ERROR_VALUE, "PlotFileData", "'%s': FAB %d (%d components) does not cover box %d", file,
                        i, fncomp, i);
     goto done;
@@ -651,7 +671,7 @@ static int pfr_read_fab(const bf_plotfile_data *p, const pfr_level *L, int i, in
                        file, i, (long long)npts * fncomp * (long long)esize, (long long)start);
     goto done;
   }
-  int64_t nx = bf_box_length(&box, 0), ny = p->dim > 1 ? bf_box_length(&box, 1) : 1;
+  int64_t nx = bf_box_length(&box, 0), ny = L->dim > 1 ? bf_box_length(&box, 1) : 1;
   if (!(buf = malloc(comp_bytes ? comp_bytes : 1))) {
     err = bf_error_set(BF_ERROR_MEMORY, "PlotFileData", "out of memory");
     goto done;
@@ -666,12 +686,12 @@ static int pfr_read_fab(const bf_plotfile_data *p, const pfr_level *L, int i, in
       goto done;
     }
     int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    for (int d = 0; d < p->dim; ++d) lo[d] = ov.lo[d], hi[d] = ov.hi[d];
+    for (int d = 0; d < L->dim; ++d) lo[d] = ov.lo[d], hi[d] = ov.hi[d];
     for (int k = lo[2]; k <= hi[2]; ++k)
       for (int j = lo[1]; j <= hi[1]; ++j)
         for (int ii = lo[0]; ii <= hi[0]; ++ii) {
-          int64_t s = (ii - box.lo[0]) + nx * ((p->dim > 1 ? j - box.lo[1] : 0) +
-                                               ny * (p->dim > 2 ? k - box.lo[2] : 0));
+          int64_t s = (ii - box.lo[0]) + nx * ((L->dim > 1 ? j - box.lo[1] : 0) +
+                                               ny * (L->dim > 2 ? k - box.lo[2] : 0));
           unsigned char e[8];
           memcpy(e, buf + (size_t)s * esize, esize);
           if (swap)
@@ -687,8 +707,8 @@ static int pfr_read_fab(const bf_plotfile_data *p, const pfr_level *L, int i, in
             memcpy(&fv, e, 4);
             v = fv;
           }
-          int64_t o = c * dst->stride[2] + (p->dim > 2 ? k - dst->fabbox.lo[2] : 0) * dst->stride[1] +
-                      (p->dim > 1 ? j - dst->fabbox.lo[1] : 0) * dst->stride[0] + (ii - dst->fabbox.lo[0]);
+          int64_t o = c * dst->stride[2] + (L->dim > 2 ? k - dst->fabbox.lo[2] : 0) * dst->stride[1] +
+                      (L->dim > 1 ? j - dst->fabbox.lo[1] : 0) * dst->stride[0] + (ii - dst->fabbox.lo[0]);
           host[o] = v;
         }
   }
@@ -724,7 +744,7 @@ int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_mult
       if ((err = bf_gpu_memcpy(stage, f.data, bytes))) break;
       dst = stage;
     }
-    err = pfr_read_fab(p, L, (int)f.index, comp, nc, &f, dst);
+    err = bf_pf_read_fab(L, (int)f.index, comp, nc, &f, dst);
     if (!err && !host) err = bf_gpu_memcpy(f.data, stage, bytes);
   }
   free(stage);

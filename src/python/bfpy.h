@@ -75,6 +75,7 @@ enum bfpy_type_id {
   BFPY_T_AMRINFO,      /* AmrInfo */
   BFPY_T_AMRMESH,      /* AmrMesh */
   BFPY_T_PLOTFILEDATA, /* PlotFileData (bfpy_plotfile.c) */
+  BFPY_T_VISMF,        /* VisMF (bfpy_plotfile.c) */
   BFPY_NTYPES
 };
 

@@ -509,7 +509,105 @@ static PyType_Spec pfd_spec = {.name = "PlotFileData",
                                .flags = Py_TPFLAGS_DEFAULT,
                                .slots = pfd_slots};
 
+
+/* ==== VisMF (AMReX's VisMF::Write / VisMF::Read: MultiFab checkpoints) ========================== */
+static PyObject *vm_path(PyObject *o, const char *func) {
+  if (!PyUnicode_Check(o) && !PyBytes_Check(o) && !PyObject_HasAttrString(o, "__fspath__"))
+    return PyErr_Format(PyExc_TypeError, "%s: name must be a str, not %.100s", func, Py_TYPE(o)->tp_name);
+  return pf_fspath(o);
+}
+
+static PyObject *vm_write(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"mf", "name", NULL};
+  const char *func = "VisMF.Write()";
+  int dim = bfpy_type_dim((PyTypeObject *)cls, BFPY_T_VISMF);
+  PyObject *a[2];
+  if (bfpy_bind(args, nargs, kwnames, names, 2, a, true) < 0) return NULL;
+  bf_multifab *mf = bfpy_mf_arg(a[0], dim, BF_DTYPE_DOUBLE, "VisMF.Write() mf");
+  if (!mf) return NULL;
+  PyObject *path = vm_path(a[1], func);
+  if (!path) return NULL;
+  const char *p = pf_path_utf8(path);
+  if (!p) {
+    Py_DECREF(path);
+    return NULL;
+  }
+  int st;
+  Py_BEGIN_ALLOW_THREADS st = bf_vismf_write(mf, p);
+  Py_END_ALLOW_THREADS Py_DECREF(path);
+  if (st) return bfpy_raise(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *vm_read(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  const char *func = "VisMF.Read()";
+  int dim = bfpy_type_dim((PyTypeObject *)cls, BFPY_T_VISMF);
+  PyObject *a[2];
+  if (nargs == 1 && (!kwnames || PyTuple_GET_SIZE(kwnames) == 0)) {
+    a[0] = NULL, a[1] = args[0];
+  } else {
+    static const char *const names[] = {"mf", "name", NULL};
+    if (bfpy_bind(args, nargs, kwnames, names, 2, a, true) < 0) return NULL;
+  }
+  bf_multifab *mf = NULL;
+  if (a[0] && !(mf = bfpy_mf_arg(a[0], dim, BF_DTYPE_DOUBLE, "VisMF.Read() mf"))) return NULL;
+  PyObject *path = vm_path(a[1], func);
+  if (!path) return NULL;
+  const char *p = pf_path_utf8(path);
+  if (!p) {
+    Py_DECREF(path);
+    return NULL;
+  }
+  int st;
+  bf_multifab *fresh = NULL;
+  if (mf) {
+    Py_BEGIN_ALLOW_THREADS st = bf_vismf_read(mf, p);
+    Py_END_ALLOW_THREADS
+  } else {
+    Py_BEGIN_ALLOW_THREADS st = bf_vismf_read_new(p, &fresh);
+    Py_END_ALLOW_THREADS
+  }
+  Py_DECREF(path);
+  if (st) return bfpy_raise(st);
+  if (mf) Py_RETURN_NONE;
+  if (bf_multifab_dim(fresh) != dim) {
+    int fd = bf_multifab_dim(fresh);
+    bf_multifab_destroy(&fresh);
+    return PyErr_Format(PyExc_ValueError, "%s: the checkpoint is %dD, this module is %dD (use space%dd)", func, fd,
+                        dim, fd);
+  }
+  PyTypeObject *t = bfpy_types[dim][BFPY_T_MULTIFAB];
+  PyObject *o = t->tp_alloc(t, 0);
+  if (!o) {
+    bf_multifab_destroy(&fresh);
+    return NULL;
+  }
+  bfpy_multifab_object *m = (bfpy_multifab_object *)o;
+  m->dim = dim, m->mf = fresh;
+  return o;
+}
+
+static PyMethodDef vm_methods[] = {
+    {"Write", (PyCFunction)(void (*)(void))vm_write, METH_CLASS | METH_FASTCALL | METH_KEYWORDS,
+     "Write(mf: MultiFab, name: str) -> None: write <name>_H and <name>_D_00000 in AMReX's VisMF format "
+     "(version 1, ghost cells included, native float64)"},
+    {"Read", (PyCFunction)(void (*)(void))vm_read, METH_CLASS | METH_FASTCALL | METH_KEYWORDS,
+     "Read(*args) -> MultiFab | None: (mf: MultiFab, name: str) reads into mf (same BoxArray, ncomp and ghost "
+     "width), or (name: str, /) returns a new MultiFab"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot vm_slots[] = {
+    {Py_tp_doc, "VisMF: AMReX's MultiFab checkpoint files (VisMF.Write, VisMF.Read); bit-for-bit round trips."},
+    {Py_tp_methods, vm_methods},
+    {0, NULL},
+};
+
+static PyType_Spec vm_spec = {.name = "VisMF", .basicsize = sizeof(PyObject), .flags = Py_TPFLAGS_DEFAULT,
+                              .slots = vm_slots};
+
 int bfpy_init_plotfile(PyObject *m, int dim) {
   if (PyModule_AddFunctions(m, plotfile_functions) < 0) return -1;
-  return bfpy_make_type(m, dim, BFPY_T_PLOTFILEDATA, "PlotFileData", &pfd_spec, NULL) ? 0 : -1;
+  if (!bfpy_make_type(m, dim, BFPY_T_PLOTFILEDATA, "PlotFileData", &pfd_spec, NULL)) return -1;
+  return bfpy_make_type(m, dim, BFPY_T_VISMF, "VisMF", &vm_spec, NULL) ? 0 : -1;
 }

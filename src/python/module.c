@@ -96,6 +96,7 @@ static const char *const bfpy_family_names[BFPY_NTYPES] = {
     [BFPY_T_PARMPARSE] = "ParmParse", [BFPY_T_AMRINFO] = "AmrInfo",
     [BFPY_T_AMRMESH] = "AmrMesh",
     [BFPY_T_PLOTFILEDATA] = "PlotFileData",
+    [BFPY_T_VISMF] = "VisMF",
 };
 
 const char *bfpy_type_name(int id, int dim) {

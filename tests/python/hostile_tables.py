@@ -308,6 +308,8 @@ class Vocab:
             # a plotfile written into the sweep's working directory (a temporary one), and it opened
             "plt_path": lambda: self._plotfile(),
             "pfd": lambda: a.PlotFileData(self._plotfile()),
+            # a VisMF checkpoint written into the sweep's working directory
+            "vismf_path": lambda: self._vismf(),
         })
         for key in list(VEC_KEY.values()):
             self.f[key + "_empty"] = (lambda key=key: type(self.make(key))())
@@ -365,6 +367,12 @@ class Vocab:
         path = f"hostile_plt{self.dim}d"
         if not os.path.isdir(path):
             self.amr.write_single_level_plotfile(path, self.make("mf"), ["a", "b"], self.make("geom"), 0.5, 1)
+        return path
+
+    def _vismf(self):
+        path = f"hostile_chk{self.dim}d"
+        if not os.path.exists(path + "_H"):
+            self.amr.VisMF.Write(self.make("mf"), path)
         return path
 
     def make(self, key):
@@ -467,6 +475,8 @@ def hand_forms(dim, amr):
                                                F("plt_h", K("mf"), ["a", "b"], K("geom"), 0.5, 1, "V", "L_", "C",
                                                  ["x"])],
         "PlotFileData()": [F(K("plt_path"))],
+        "VisMF.Write": [F(K("mf"), "chk_w")],
+        "VisMF.Read": [F(K("mf"), K("vismf_path")), F(K("vismf_path"))],
         "PlotFileData.syncDistributionMap": [F(K("pfd")), F(0, K("pfd"))],
         "PlotFileData.get": [F(0), F(0, "a")],
         "module.write_multi_level_plotfile": [F("plt_m", 1, [K("mf")], ["a", "b"], [K("geom")], 0.5, [1], [])],
@@ -649,6 +659,7 @@ EXTRA_ALLOWED = [
     (r"ParmParse\.addfile$", (OSError,)),
     (r"write_(single|multi)_level_plotfile$", (OSError,)),
     (r"^PlotFileData(\(\))?$|PlotFileData\.__init__$", (OSError,)),
+    (r"VisMF\.(Write|Read)$", (OSError,)),
     (r"ParticleContainer\w*\.(write_plotfile|checkpoint|restart|restart_checkpoint)$", (OSError,)),
     # iterator protocol
     (r"MFIter\.__next__$", (StopIteration,)),

@@ -1,0 +1,187 @@
+/* MultiFab checkpoints in AMReX's VisMF format, version 1 (AMReX's
+ * VisMF::Write / VisMF::Read; see include/boxfab/plotfile.h).  The files are
+ * the plotfile's Cell_H / Cell_D pair with the grown FABs and the ghost width:
+ * the multi-FAB writing and parsing are shared with plotfile.c and
+ * plotfile_read.c (plotfile_impl.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "boxfab/arena.h"
+#include "boxfab/dtype.h"
+#include "boxfab/gpu.h"
+#include "boxfab/plotfile.h"
+#include "plotfile_impl.h"
+
+static char *vm_cat(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *s = malloc(la + lb + 1);
+  if (!s) return NULL;
+  memcpy(s, a, la);
+  memcpy(s + la, b, lb + 1);
+  return s;
+}
+
+static int vm_check_name(const char *name) {
+  BF_CHECK(name && name[0], BF_ERROR_VALUE, "the VisMF name must not be empty");
+  BF_CHECK(!strpbrk(name, "\n\r"), BF_ERROR_VALUE, "the VisMF name must not hold a line break");
+  size_t n = strlen(name);
+  BF_CHECK(name[n - 1] != '/', BF_ERROR_VALUE, "the VisMF name '%s' names a directory, not a file prefix", name);
+  return BF_SUCCESS;
+}
+
+/* A temporary sibling of `final`: "<dir>/.<base>.tmp.XXXXXX", created (mode 0644). */
+static int vm_tmpfile(const char *final, char **out) {
+  const char *slash = strrchr(final, '/');
+  size_t plen = slash ? (size_t)(slash - final) + 1 : 0;
+  size_t n = strlen(final) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+  snprintf(tmp, n, "%.*s.%s.tmp.XXXXXX", (int)plen, final, final + plen);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot create a file beside '%s': %s", final, strerror(e));
+  }
+  if (fchmod(fd, 0644) != 0) { /* best effort: mkstemp makes 0600 */
+  }
+  close(fd);
+  *out = tmp;
+  return BF_SUCCESS;
+}
+
+int bf_vismf_write(const bf_multifab *mf, const char *name) {
+  BF_CHECK(mf, BF_ERROR_VALUE, "mf must not be NULL");
+  BF_CALL(vm_check_name(name));
+  BF_CALL(bf_multifab_check(mf));
+  BF_CHECK(bf_multifab_dtype(mf) == BF_DTYPE_DOUBLE, BF_ERROR_TYPE, "VisMF writes real (float64) data, not %s",
+           bf_dtype_name(bf_multifab_dtype(mf)));
+  BF_CHECK(bf_multifab_is_allocated(mf), BF_ERROR_RUNTIME, "the MultiFab holds no data");
+  BF_CHECK(bf_multifab_nlocal(mf) == bf_multifab_size(mf), BF_ERROR_UNSUPPORTED,
+           "writing a MultiFab whose boxes live on several MPI ranks is not implemented");
+  const char *slash = strrchr(name, '/');
+  const char *base = slash ? slash + 1 : name;
+  char *dfinal = vm_cat(name, "_D_00000"), *hfinal = vm_cat(name, "_H"), *fab_name = vm_cat(base, "_D_00000");
+  char *dtmp = NULL, *htmp = NULL;
+  int err = BF_SUCCESS;
+  if (!dfinal || !hfinal || !fab_name) {
+    err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
+    goto done;
+  }
+  if ((err = vm_tmpfile(dfinal, &dtmp)) || (err = vm_tmpfile(hfinal, &htmp))) goto done;
+  if ((err = bf_pf_write_mf(mf, dtmp, fab_name, htmp, BF_DTYPE_DOUBLE, true, "VisMF::Write"))) goto done;
+  /* data first, header last: a complete <name>_H appears only after its data */
+  if (rename(dtmp, dfinal) != 0) {
+    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
+                       strerror(errno));
+    goto done;
+  }
+  free(dtmp), dtmp = NULL;
+  if (rename(htmp, hfinal) != 0) {
+    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished header to '%s': %s", hfinal,
+                       strerror(errno));
+    goto done;
+  }
+  free(htmp), htmp = NULL;
+done:
+  if (dtmp) unlink(dtmp);
+  if (htmp) unlink(htmp);
+  free(dtmp), free(htmp), free(dfinal), free(hfinal), free(fab_name);
+  return err;
+}
+
+/* Read every local FAB of mf from the parsed header L. */
+static int vm_read_fabs(bf_multifab *mf, const bf_pf_mfhdr *L) {
+  int nc = bf_multifab_ncomp(mf), err = BF_SUCCESS;
+  bool host = bf_arena_is_host_accessible(bf_multifab_arena(mf));
+  double *stage = NULL;
+  for (int64_t li = 0; !err && li < bf_multifab_nlocal(mf); ++li) {
+    bf_mf_fab f;
+    if ((err = bf_multifab_local_fab(mf, li, &f))) break;
+    size_t bytes = (size_t)f.stride[2] * (size_t)nc * sizeof(double);
+    double *dst = f.data;
+    if (!host) {
+      double *s = realloc(stage, bytes ? bytes : 1);
+      if (!s) {
+        err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Read", "out of memory");
+        break;
+      }
+      stage = s;
+      if ((err = bf_gpu_memcpy(stage, f.data, bytes))) break;
+      dst = stage;
+    }
+    err = bf_pf_read_fab(L, (int)f.index, -1, nc, &f, dst);
+    if (!err && !host) err = bf_gpu_memcpy(f.data, stage, bytes);
+  }
+  free(stage);
+  return err;
+}
+
+static int vm_open(const char *name, int dim, bf_pf_mfhdr *L) {
+  BF_CALL(vm_check_name(name));
+  char *h = vm_cat(name, "_H");
+  if (!h) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+  memset(L, 0, sizeof *L);
+  int err = bf_pf_read_mf_header(h, dim, -1, L);
+  L->exact = true;
+  free(h);
+  if (err) bf_pf_mfhdr_clear(L);
+  return err;
+}
+
+int bf_vismf_read(bf_multifab *mf, const char *name) {
+  BF_CHECK(mf, BF_ERROR_VALUE, "mf must not be NULL");
+  BF_CALL(bf_multifab_check(mf));
+  BF_CHECK(bf_multifab_dtype(mf) == BF_DTYPE_DOUBLE, BF_ERROR_TYPE, "VisMF reads real (float64) data, not into %s",
+           bf_dtype_name(bf_multifab_dtype(mf)));
+  BF_CHECK(bf_multifab_is_allocated(mf), BF_ERROR_RUNTIME, "the MultiFab holds no data");
+  bf_pf_mfhdr L;
+  BF_CALL(vm_open(name, bf_multifab_dim(mf), &L));
+  int err = BF_SUCCESS;
+  bf_intvect ng = bf_multifab_ngrow(mf);
+  if (!bf_boxarray_equal(L.ba, bf_multifab_boxarray(mf))) {
+    err = bf_error_set(BF_ERROR_VALUE, "VisMF::Read",
+                       "'%s_H': its BoxArray (%d boxes) differs from the MultiFab's (%lld boxes)", name, L.nbox,
+                       (long long)bf_boxarray_size(bf_multifab_boxarray(mf)));
+  } else if (L.ncomp != bf_multifab_ncomp(mf)) {
+    err = bf_error_set(BF_ERROR_VALUE, "VisMF::Read", "'%s_H' holds %d components, the MultiFab %d", name, L.ncomp,
+                       bf_multifab_ncomp(mf));
+  } else if (!bf_intvect_equal(&L.ngrow, &ng)) {
+    char a[64], b[64];
+    int ka = 0, kb = 0;
+    for (int d = 0; d < L.dim; ++d) {
+      ka += snprintf(a + ka, sizeof a - (size_t)ka, d ? ",%d" : "(%d", L.ngrow.v[d]);
+      kb += snprintf(b + kb, sizeof b - (size_t)kb, d ? ",%d" : "(%d", ng.v[d]);
+    }
+    err = bf_error_set(BF_ERROR_VALUE, "VisMF::Read", "'%s_H' has %s) ghost cells, the MultiFab %s)", name, a, b);
+  } else {
+    err = vm_read_fabs(mf, &L);
+  }
+  bf_pf_mfhdr_clear(&L);
+  return err;
+}
+
+int bf_vismf_read_new(const char *name, bf_multifab **out) {
+  BF_CHECK(out, BF_ERROR_VALUE, "out must not be NULL");
+  bf_pf_mfhdr L;
+  BF_CALL(vm_open(name, 0, &L));
+  int err = BF_SUCCESS;
+  bf_multifab *mf = NULL;
+  if (L.ncomp < 1)
+    err = bf_error_set(BF_ERROR_VALUE, "VisMF::Read", "'%s_H' holds no components", name);
+  else if (L.nbox < 1)
+    err = bf_error_set(BF_ERROR_VALUE, "VisMF::Read", "'%s_H' holds no boxes", name);
+  else if (!(err = bf_multifab_create(L.ba, L.dm, L.ncomp, L.ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf)))
+    err = vm_read_fabs(mf, &L);
+  bf_pf_mfhdr_clear(&L);
+  if (err) {
+    bf_multifab_destroy(&mf);
+    return err;
+  }
+  *out = mf;
+  return BF_SUCCESS;
+}
