@@ -314,7 +314,7 @@ int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab
         if (v < mn) mn = v;
         if (v > mx) mx = v;
       }
-      if ((err = pf_write_all(f, p, (size_t)m * 8, path))) goto done;
+      if ((err = pf_write_all2(who, f, p, (size_t)m * 8, path))) goto done;
       mins[li * ncomp + n] = mn, maxs[li * ncomp + n] = mx;
     }
     for (int n = 0; !contiguous && n < ncomp; ++n) {
