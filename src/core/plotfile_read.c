@@ -679,12 +679,17 @@ int bf_pf_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out,
   /* the part of the FAB inside the destination's (grown) box */
   bf_box ov;
   bf_box_intersection(&box, &dst->fabbox, &ov);
+  /* native float64 covering exactly the destination's box: straight into the destination */
+  const bool direct = esize == 8 && !swap && bf_box_equal(&box, &dst->fabbox) &&
+                      dst->stride[0] == nx && dst->stride[1] == nx * ny && dst->stride[2] == npts;
   for (int c = 0; c < ncomp_out; ++c) {
     int src_c = comp >= 0 ? comp : c;
-    if (fseeko(f, start + (off_t)comp_bytes * src_c, SEEK_SET) != 0 || fread(buf, 1, comp_bytes, f) != comp_bytes) {
+    void *into = direct ? (void *)(host + (size_t)c * (size_t)dst->stride[2]) : (void *)buf;
+    if (fseeko(f, start + (off_t)comp_bytes * src_c, SEEK_SET) != 0 || fread(into, 1, comp_bytes, f) != comp_bytes) {
       err = bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot read '%s'", file);
       goto done;
     }
+    if (direct) continue;
     int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (int d = 0; d < L->dim; ++d) lo[d] = ov.lo[d], hi[d] = ov.hi[d];
     for (int k = lo[2]; k <= hi[2]; ++k)
