@@ -17,9 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "parmparse_impl.h"
 
-enum { PP_MAX_INCLUDE_DEPTH = 32 };
+enum { PP_MAX_INCLUDE_DEPTH = 32, PP_MAX_FILES_READ = 10000 };
 #define PP_MAX_FILE_BYTES ((long long)256 << 20)
 
 /* ---- pending definitions ------------------------------------------------------ */
@@ -273,7 +274,7 @@ static int pp_read_file(const char *path, const char *display, const pp_source *
 
 static int pp_define(pp_lexer *lx, pp_token *name, pp_token *vals, int nvals) {
   if (!strcmp(name->text, "FILE")) {
-    if (nvals != 1) return pp_syntax(lx, name->line, "FILE = takes one file name, got %d%s", nvals == 0 ? "0" : "more", NULL);
+    if (nvals != 1) return pp_syntax(lx, name->line, "FILE = takes one file name, got %s", nvals == 0 ? "none" : "several", NULL);
     /* relative to the including file's folder, else (AMReX) to the working directory */
     const char *inc = vals[0].text;
     char *path = NULL;
@@ -434,7 +435,13 @@ static int pp_read_file(const char *path, const char *display, const pp_source *
   int depth = parent ? parent->depth + 1 : 0;
   BF_CHECK(depth <= PP_MAX_INCLUDE_DEPTH, BF_ERROR_VALUE, "%sFILE includes nested more than %d deep", where,
            PP_MAX_INCLUDE_DEPTH);
-  FILE *f = fopen(path, "rb");
+  /* files read by one addfile, includes counted each time: bounds the fan-out of a file that includes
+   * another twice, which includes another twice, ... (2^depth files otherwise) */
+  static long files_read;
+  if (!parent) files_read = 0;
+  BF_CHECK(++files_read <= PP_MAX_FILES_READ, BF_ERROR_VALUE,
+           "%smore than %d inputs files read by one addfile (FILE includes repeat)", where, (int)PP_MAX_FILES_READ);
+  FILE *f = bf_fopen_rb(path);
   BF_CHECK(f != NULL, BF_ERROR_IO, "%scannot read inputs file %.300s: %s", where, path, strerror(errno));
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "boxfab/idcpu.h"
 #include "boxfab/particles.h"
 
@@ -424,7 +425,7 @@ int bf_pc_checkpoint(const bf_pc *pc, const char *dir, const char *name) {
 /* A whole text file (no NUL byte), at most PIO_MAX_TEXT bytes. */
 static int read_text(const char *path, char **out, size_t *len) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
+  FILE *f = bf_fopen_rb(path);
   BF_CHECK(f != NULL, BF_ERROR_IO, "cannot read %.300s: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -656,7 +657,7 @@ typedef struct {
 static int read_grid_data(const char *path, int64_t where, int64_t count, const pheader *h, readgrid *g,
                           double *used) {
   const int ichunk = 2 + h->ni, rchunk = h->dim + h->nr;
-  FILE *f = fopen(path, "rb");
+  FILE *f = bf_fopen_rb(path);
   BF_CHECK(f != NULL, BF_ERROR_IO, "cannot read %.300s: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {

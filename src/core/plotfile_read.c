@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fileio.h"
 #include "boxfab/distmap.h"
 #include "boxfab/dtype.h"
 #include "boxfab/gpu.h"
@@ -188,7 +189,7 @@ static char *pfr_join(const char *a, const char *b) {
 }
 
 static int pfr_slurp(const char *path, char **out, size_t *n) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = bf_fopen_rb(path);
   if (!f) return bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s': %s", path, strerror(errno));
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -618,7 +619,7 @@ static bool pfr_host_little(void) {
 int bf_pf_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out,
                         const bf_mf_fab *dst, double *host) {
   const char *file = L->fab_file[i];
-  FILE *f = fopen(file, "rb");
+  FILE *f = bf_fopen_rb(file);
   if (!f) return bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s': %s", file, strerror(errno));
   int err = BF_SUCCESS;
   unsigned char *buf = NULL;
