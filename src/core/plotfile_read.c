@@ -724,12 +724,41 @@ done:
   return err;
 }
 
+/* Before allocating a level's MultiFab: every box's data must fit in its file (at least its valid
+ * points, at 4 bytes each), so that a header with huge boxes is refused without first allocating and
+ * zero-filling gigabytes.  One stat per distinct data file. */
+static int pfr_check_sizes(const bf_pf_mfhdr *L) {
+  const char *last = NULL;
+  int64_t size = 0;
+  for (int i = 0; i < L->nbox; ++i) {
+    if (!last || strcmp(last, L->fab_file[i]) != 0) {
+      struct stat st;
+      if (stat(L->fab_file[i], &st) != 0)
+        return bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s': %s", L->fab_file[i], strerror(errno));
+      if (!S_ISREG(st.st_mode))
+        return bf_error_set(BF_ERROR_IO, "PlotFileData", "'%s' is not a regular file", L->fab_file[i]);
+      last = L->fab_file[i], size = (int64_t)st.st_size;
+    }
+    bf_box b;
+    int64_t npts = 0;
+    if (bf_boxarray_get(L->ba, i, &b) != BF_SUCCESS || bf_box_numpts(&b, &npts) != BF_SUCCESS) continue;
+    double need = (double)L->fab_offset[i] + (double)npts * (double)L->ncomp * 4.0;
+    if (L->fab_offset[i] < 0 || need > (double)size)
+      return bf_error_set(BF_ERROR_VALUE, "PlotFileData",
+                          "'%s': FAB %d is truncated or past the end (%lld points x %d components from byte "
+                          "%lld; the file has %lld bytes)",
+                          L->fab_file[i], i, (long long)npts, L->ncomp, (long long)L->fab_offset[i], (long long)size);
+  }
+  return BF_SUCCESS;
+}
+
 int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_multifab **out) {
   PFR_LEVEL(p, level);
   BF_CHECK(p->ncomp > 0, BF_ERROR_RUNTIME, "the plotfile '%s' has no variables", p->path);
   BF_CHECK(comp >= -1 && comp < p->ncomp, BF_ERROR_INDEX, "component %d is outside [0, %d)", comp, p->ncomp);
   const pfr_level *L = &p->lev[level];
   int nc = comp >= 0 ? 1 : p->ncomp;
+  BF_CALL(pfr_check_sizes(L));
   bf_multifab *mf = NULL;
   BF_CALL(bf_multifab_create(L->ba, L->dm, nc, L->ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf));
   int err = bf_multifab_set_val_all(mf, 0.0);

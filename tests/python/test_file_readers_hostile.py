@@ -83,3 +83,23 @@ def test_parmparse_include_fan_out_is_bounded(tmp_path):
     lines = out.split("\n")
     assert lines[0] == "ValueError True", out
     assert lines[1] == "g.txt:1: FILE = takes one file name, got several", out
+
+
+def test_huge_box_in_cell_h_is_refused_before_allocating(tmp_path):
+    """A Cell_H naming a 701^3 box: ValueError without allocating the level (the child runs under a
+    1.5 GB address-space limit; allocating and zero-filling first needed about 5 GB)."""
+    out = run(tmp_path, """
+        import resource
+        mf = amr.MultiFab(ba, dm, 1, 0)
+        mf.set_val(1.0)
+        amr.write_single_level_plotfile("plt", mf, ["a"], geom, 0.0, 0)
+        h = open("plt/Level_0/Cell_H").read()
+        open("plt/Level_0/Cell_H", "w").write(h.replace("((0,0,0) (3,3,3) (0,0,0))", "((0,0,0) (700,700,700) (0,0,0))", 1))
+        resource.setrlimit(resource.RLIMIT_AS, (1500 * 2**20, 1500 * 2**20))
+        try:
+            amr.PlotFileData("plt").get(0)
+            print("accepted")
+        except ValueError as e:
+            print("ValueError", "truncated" in str(e))
+    """)
+    assert out.strip() == "ValueError True", out
