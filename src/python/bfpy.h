@@ -105,6 +105,15 @@ bool bfpy_is(PyObject *o, int id, int dim);
 /* The Python name of a family for messages, e.g. "Box" or "IntVect3D". */
 const char *bfpy_type_name(int id, int dim);
 
+/* ---- interpreter state and DLPack capsules (bfpy_array4_export.c) ----------- */
+/* True while the interpreter runs (not finalizing): a release callback that
+ * may come after Py_Finalize must leak rather than touch Python objects. */
+int bfpy_python_alive(void);
+/* Destructors of "dltensor" / "dltensor_versioned" capsules: call the
+ * tensor's deleter unless a consumer renamed (took) the capsule. */
+void bfpy_dl_capsule_destructor_legacy(PyObject *cap);
+void bfpy_dl_capsule_destructor_versioned(PyObject *cap);
+
 /* ---- error bridge ---------------------------------------------------------- */
 /* Raise the exception for C status `status` with bf_error_message(); returns NULL. */
 PyObject *bfpy_raise(int status);

@@ -154,7 +154,7 @@ typedef struct {
   bf_buffer *dcopy;   /* GPU memory of a copy on the device */
 } a4_dl_ctx;
 
-static int a4_python_alive(void) {
+int bfpy_python_alive(void) {
 #if PY_VERSION_HEX >= 0x030D0000
   return Py_IsInitialized() && !Py_IsFinalizing();
 #else
@@ -165,7 +165,7 @@ static int a4_python_alive(void) {
 static void a4_dl_ctx_free(a4_dl_ctx *ctx) {
   if (!ctx) return;
   if (ctx->exporter) {
-    if (!a4_python_alive()) return; /* the interpreter is gone: leak rather than touch it */
+    if (!bfpy_python_alive()) return; /* the interpreter is gone: leak rather than touch it */
     PyGILState_STATE g = PyGILState_Ensure();
     Py_CLEAR(ctx->exporter);
     PyGILState_Release(g);
@@ -195,8 +195,8 @@ static void a4_capsule_destructor(PyObject *cap, const char *name, bool versione
   PyErr_Restore(et, ev, tb);
 }
 
-static void a4_capsule_destructor_legacy(PyObject *cap) { a4_capsule_destructor(cap, "dltensor", false); }
-static void a4_capsule_destructor_versioned(PyObject *cap) {
+void bfpy_dl_capsule_destructor_legacy(PyObject *cap) { a4_capsule_destructor(cap, "dltensor", false); }
+void bfpy_dl_capsule_destructor_versioned(PyObject *cap) {
   a4_capsule_destructor(cap, "dltensor_versioned", true);
 }
 
@@ -383,12 +383,12 @@ PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t
     m->flags = 0;
     if (copy == 1 || host_copy) m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
     else if (self->flags & BFPY_A4_CONST) m->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-    cap = PyCapsule_New(m, "dltensor_versioned", a4_capsule_destructor_versioned);
+    cap = PyCapsule_New(m, "dltensor_versioned", bfpy_dl_capsule_destructor_versioned);
   } else {
     DLManagedTensor *m = &ctx->t.legacy;
     m->manager_ctx = ctx;
     m->deleter = a4_dl_deleter_legacy;
-    cap = PyCapsule_New(m, "dltensor", a4_capsule_destructor_legacy);
+    cap = PyCapsule_New(m, "dltensor", bfpy_dl_capsule_destructor_legacy);
   }
   if (!cap) a4_dl_ctx_free(ctx);
   return cap;

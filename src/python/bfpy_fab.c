@@ -79,17 +79,9 @@ static void fab_set(PyObject *self, bf_fab *fab, PyObject *owner) {
 }
 
 /* ---- aliasing an Array4 ---------------------------------------------------------- */
-static int python_alive(void) {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-  return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
-
 /* Release callback of the external buffer: drops the Array4 reference. */
 static void release_pyobject(void *ctx) {
-  if (!ctx || !python_alive()) return;
+  if (!ctx || !bfpy_python_alive()) return;
   PyGILState_STATE g = PyGILState_Ensure();
   Py_DECREF((PyObject *)ctx);
   PyGILState_Release(g);

@@ -201,18 +201,10 @@ typedef struct {
   bf_buffer *dcopy;   /* a copy on the GPU */
 } pv_dl_ctx;
 
-static int pv_python_alive(void) {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-  return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
-
 static void pv_dl_ctx_free(pv_dl_ctx *ctx) {
   if (!ctx) return;
   if (ctx->exporter) {
-    if (!pv_python_alive()) return; /* the interpreter is gone: leak rather than touch it */
+    if (!bfpy_python_alive()) return; /* the interpreter is gone: leak rather than touch it */
     PyGILState_STATE g = PyGILState_Ensure();
     Py_CLEAR(ctx->exporter);
     PyGILState_Release(g);
@@ -225,24 +217,6 @@ static void pv_dl_ctx_free(pv_dl_ctx *ctx) {
 static void pv_dl_deleter_legacy(DLManagedTensor *m) { pv_dl_ctx_free((pv_dl_ctx *)m->manager_ctx); }
 static void pv_dl_deleter_versioned(DLManagedTensorVersioned *m) { pv_dl_ctx_free((pv_dl_ctx *)m->manager_ctx); }
 
-static void pv_capsule_destructor(PyObject *cap, const char *name, bool versioned) {
-  if (!PyCapsule_IsValid(cap, name)) return; /* renamed: the consumer owns the tensor */
-  PyObject *et, *ev, *tb;
-  PyErr_Fetch(&et, &ev, &tb);
-  void *p = PyCapsule_GetPointer(cap, name);
-  if (p) {
-    if (versioned) {
-      DLManagedTensorVersioned *m = p;
-      if (m->deleter) m->deleter(m);
-    } else {
-      DLManagedTensor *m = p;
-      if (m->deleter) m->deleter(m);
-    }
-  }
-  PyErr_Restore(et, ev, tb);
-}
-static void pv_capsule_destructor_legacy(PyObject *cap) { pv_capsule_destructor(cap, "dltensor", false); }
-static void pv_capsule_destructor_versioned(PyObject *cap) { pv_capsule_destructor(cap, "dltensor_versioned", true); }
 
 static void pview_device(const pview_object *v, int *type, int *id) {
   *id = 0;
@@ -407,12 +381,12 @@ static PyObject *pview_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t 
     m->manager_ctx = ctx;
     m->deleter = pv_dl_deleter_versioned;
     m->flags = (copy == 1 || host_copy) ? DLPACK_FLAG_BITMASK_IS_COPIED : 0;
-    cap = PyCapsule_New(m, "dltensor_versioned", pv_capsule_destructor_versioned);
+    cap = PyCapsule_New(m, "dltensor_versioned", bfpy_dl_capsule_destructor_versioned);
   } else {
     DLManagedTensor *m = &ctx->t.legacy;
     m->manager_ctx = ctx;
     m->deleter = pv_dl_deleter_legacy;
-    cap = PyCapsule_New(m, "dltensor", pv_capsule_destructor_legacy);
+    cap = PyCapsule_New(m, "dltensor", bfpy_dl_capsule_destructor_legacy);
   }
   if (!cap) pv_dl_ctx_free(ctx);
   return cap;
