@@ -597,6 +597,21 @@ int bf_pc_tile_vecs(const bf_ptile *t, bf_podvec **vecs, int cap) {
   return n;
 }
 
+void bf_pc_pvecs(const bf_pc *pc, size_t *elem, bf_pvecs *pv) {
+  bf_podvec *vecs[BF_PC_PVECS_MAX];
+  memset(pv, 0, sizeof *pv);
+  pv->nvec = bf_pc_tile_vecs(pc->proto, vecs, BF_PC_PVECS_MAX);
+  for (int v = 0; v < pv->nvec; ++v)
+    elem[v] = bf_podvec_elem_size(vecs[v]);
+  pv->elem = elem;
+  for (int d = 0; d < 3; ++d) {
+    /* pure SoA: idcpu, then the reals (positions first); legacy: the AoS struct starts with them */
+    pv->pos_vec[d] = pc->layout.pure_soa ? 1 + d : 0;
+    pv->pos_off[d] = pc->layout.pure_soa ? 0 : (size_t)(8 * d);
+  }
+  pv->idcpu_vec = pc->layout.pure_soa ? 0 : -1;
+}
+
 void bf_pc_tile_part(const bf_pc *pc, const bf_ptile *t, bf_ppart *part) {
   memset(part, 0, sizeof *part);
   part->own_slot = -1;
@@ -648,6 +663,15 @@ bool bf_pc_needs_mirror(const bf_pc *pc) {
   const bf_backend_particles *k = &bf_backend_for_arena(pc->arena)->particles;
   bool complete = k->p_locate && k->p_wrap && k->p_copy && k->p_random && k->p_random_locate && k->p_random_place;
   return !complete && !bf_arena_is_host_accessible(pc->arena);
+}
+
+bool bf_pc_use_plan(const bf_pc *pc, const bf_backend_particles *K) {
+  if (!K || !K->p_redist_sort || !K->p_redist_move || !K->p_random_sort || !K->p_random_fill || !K->p_plan_free)
+    return false;
+  if (K->p_redist_sort != bf_backend_get()->particles.p_redist_sort) return true; /* a device backend's */
+  /* the CPU reference: only for tests (BOXFAB_PARTICLE_PLAN=1), never on The_Cpu_Arena */
+  const char *e = getenv("BOXFAB_PARTICLE_PLAN");
+  return e && e[0] == '1' && bf_arena_kind_of(pc->arena) != BF_ARENA_CPU;
 }
 
 bf_arena *bf_pc_dest_arena(const bf_pc *pc) {

@@ -86,6 +86,113 @@ typedef struct dst_info {
 
 static void *xmalloc(size_t n) { return malloc(n ? n : 1); }
 
+/* Redistribute resident on the device (the backend's p_redist_sort / p_redist_move): the dest codes
+ * and the order never leave the device; the host sees the particles per (tile, stay / arrive) to size
+ * the tiles.  Same tiles, order and bytes as the host path below. */
+static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev_max, const bf_plocate *loc,
+                               int64_t s0, int64_t s1, int64_t nsrc) {
+  double pt_last = pt_now();
+  int64_t nsr = s1 - s0;
+  int st = BF_SUCCESS;
+  void *plan = NULL;
+  size_t *elem = malloc(MAXVECS * sizeof *elem);
+  bf_ppart *parts = xmalloc((size_t)nsrc * sizeof *parts);
+  int32_t *pslot = xmalloc((size_t)nsrc * sizeof *pslot);
+  int64_t *counts = xmalloc((size_t)(2 * nsr + 2) * sizeof *counts);
+  bool *created = calloc((size_t)nsr + 1, sizeof *created);
+  void **srcp = NULL, **dstp = NULL;
+  bf_pvecs pv;
+  if (!elem || !parts || !pslot || !counts || !created) {
+    st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    goto done;
+  }
+  bf_pc_pvecs(pc, elem, &pv);
+  srcp = xmalloc((size_t)nsrc * (size_t)pv.nvec * sizeof *srcp);
+  dstp = calloc((size_t)nsr * (size_t)pv.nvec + 1, sizeof *dstp);
+  if (!srcp || !dstp) {
+    st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    goto done;
+  }
+  {
+    int64_t k = 0;
+    for (int64_t s = s0; s < s1; ++s) {
+      bf_ptile *t = pc->slots[s];
+      if (!t || bf_ptile_size(t) == 0) continue;
+      bf_pc_tile_part(pc, t, &parts[k]);
+      bf_pc_part_shortcut(pc, s, lev_max, &parts[k]);
+      pslot[k++] = (int32_t)s;
+    }
+  }
+  PT_MARK("setup");
+  if ((st = K->p_redist_sort(loc, nsrc, parts, pslot, s0, nsr, &pv, counts, &plan)) != BF_SUCCESS) goto done;
+  PT_MARK("locate+sort");
+  if (counts[2 * nsr + 1] > 0) {
+    st = bf_error_set(BF_ERROR_VALUE, __func__,
+                      "a particle belongs to a grid of another process (this build has no MPI: every grid of the "
+                      "DistributionMapping must be on rank 0)");
+    goto done;
+  }
+  /* destination tiles: made and reserved (all before the first change) */
+  for (int64_t t = 0; t < nsr; ++t) {
+    int64_t narr = counts[2 * t + 1];
+    if (narr == 0) continue;
+    int64_t s = s0 + t;
+    if (!pc->slots[s]) {
+      if ((st = bf_pc_new_tile(pc, &pc->slots[s])) != BF_SUCCESS) goto done;
+      created[t] = true;
+    }
+    int64_t cap = bf_ptile_capacity(pc->slots[s]), want = counts[2 * t] + narr;
+    if (want > cap && want < cap + cap / 2) want = cap + cap / 2;
+    if ((st = bf_ptile_reserve(pc->slots[s], want)) != BF_SUCCESS) goto done;
+  }
+  PT_MARK("reserve");
+  /* ---- no failure past this point but the device's ---- */
+  {
+    bf_podvec *vecs[MAXVECS];
+    for (int64_t k = 0; k < nsrc; ++k) { /* reserving may have moved source tiles: fresh pointers */
+      int n = bf_pc_tile_vecs(pc->slots[pslot[k]], vecs, MAXVECS);
+      for (int v = 0; v < n; ++v)
+        srcp[k * pv.nvec + v] = bf_podvec_data(vecs[v]);
+    }
+    for (int64_t t = 0; t < nsr; ++t) {
+      if (counts[2 * t] + counts[2 * t + 1] == 0) continue;
+      int n = bf_pc_tile_vecs(pc->slots[s0 + t], vecs, MAXVECS);
+      for (int v = 0; v < n; ++v)
+        dstp[t * pv.nvec + v] = bf_podvec_data(vecs[v]);
+    }
+  }
+  PT_MARK("tables");
+  st = K->p_redist_move(plan, loc, &pv, srcp, dstp);
+  PT_MARK("move");
+  if (st) {
+    /* the device failed while the tiles were being rewritten: what they hold is not known, so the
+     * range's tiles are emptied and the message says so */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", bf_error_message());
+    for (int64_t s = s0; s < s1; ++s)
+      if (pc->slots[s]) bf_ptile_destroy(&pc->slots[s]);
+    st = bf_error_set(st, __func__, "redistribute: moving the particles on the device failed (%s); the particles of "
+                      "the levels redistributed are lost", msg);
+    goto done;
+  }
+  for (int64_t t = 0; t < nsr; ++t) {
+    bf_ptile *tile = pc->slots[s0 + t];
+    if (!tile) continue;
+    /* raw: every element below the new size was written by the move */
+    (void)bf_ptile_resize_raw(tile, counts[2 * t] + counts[2 * t + 1]);
+    (void)bf_ptile_set_num_neighbors(tile, 0);
+    if (bf_ptile_size(tile) == 0) bf_ptile_destroy(&pc->slots[s0 + t]);
+  }
+  PT_MARK("resize");
+done:
+  if (st != BF_SUCCESS && created)
+    for (int64_t t = 0; t < nsr; ++t)
+      if (created[t]) bf_ptile_destroy(&pc->slots[s0 + t]);
+  if (plan) K->p_plan_free(plan);
+  free(dstp), free(srcp), free(created), free(counts), free(pslot), free(parts), free(elem);
+  return st;
+}
+
 int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local, bool remove_negative) {
   (void)local;
   BF_CALL(bf_pc_check(pc));
@@ -105,6 +212,13 @@ int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local
       ++nsrc, ntot += bf_ptile_size(pc->slots[s]);
     }
 
+  if (bf_pc_use_plan(pc, K) && nsrc > 0 && ntot <= INT32_MAX &&
+      2 * (s1 - s0) + 2 <= INT32_MAX) {
+    bf_ploc_level levs[BF_PC_MAX_LEVELS];
+    bf_plocate loc;
+    bf_pc_locator(pc, lev_min, lev_max, ngrow, remove_negative, levs, &loc);
+    return redistribute_device(pc, K, lev_max, &loc, s0, s1, nsrc);
+  }
   double pt_last = pt_now();
   int st = BF_SUCCESS;
   src_tile *src = xmalloc((size_t)nsrc * sizeof *src);
