@@ -148,17 +148,19 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
   PT_MARK("reserve");
   /* ---- no failure past this point but the device's ---- */
   {
+    /* one pass over the range's tiles (reserving may have moved source tiles: fresh pointers) */
     bf_podvec *vecs[MAXVECS];
-    for (int64_t k = 0; k < nsrc; ++k) { /* reserving may have moved source tiles: fresh pointers */
-      int n = bf_pc_tile_vecs(pc->slots[pslot[k]], vecs, MAXVECS);
-      for (int v = 0; v < n; ++v)
-        srcp[k * pv.nvec + v] = bf_podvec_data(vecs[v]);
-    }
-    for (int64_t t = 0; t < nsr; ++t) {
-      if (counts[2 * t] + counts[2 * t + 1] == 0) continue;
-      int n = bf_pc_tile_vecs(pc->slots[s0 + t], vecs, MAXVECS);
-      for (int v = 0; v < n; ++v)
-        dstp[t * pv.nvec + v] = bf_podvec_data(vecs[v]);
+    for (int64_t t = 0, k = 0; t < nsr; ++t) {
+      bf_ptile *tile = pc->slots[s0 + t];
+      bool is_src = k < nsrc && pslot[k] == s0 + t, is_dst = counts[2 * t] + counts[2 * t + 1] > 0;
+      if (!is_src && !is_dst) continue;
+      int n = bf_pc_tile_vecs(tile, vecs, MAXVECS);
+      for (int v = 0; v < n; ++v) {
+        void *p = bf_podvec_data(vecs[v]);
+        if (is_src) srcp[k * pv.nvec + v] = p;
+        if (is_dst) dstp[t * pv.nvec + v] = p;
+      }
+      k += is_src;
     }
   }
   PT_MARK("tables");
@@ -180,7 +182,7 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
     if (!tile) continue;
     /* raw: every element below the new size was written by the move */
     (void)bf_ptile_resize_raw(tile, counts[2 * t] + counts[2 * t + 1]);
-    (void)bf_ptile_set_num_neighbors(tile, 0);
+    if (bf_ptile_num_neighbors(tile) != 0) (void)bf_ptile_set_num_neighbors(tile, 0);
     if (bf_ptile_size(tile) == 0) bf_ptile_destroy(&pc->slots[s0 + t]);
   }
   PT_MARK("resize");
