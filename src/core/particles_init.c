@@ -369,6 +369,7 @@ static int init_random_device(bf_pc *pc, const bf_backend_particles *K, int64_t 
   if ((st = bf_particle_next_id(pc->family, n, &first)) != BF_SUCCESS) goto done;
   if ((st = bf_idcpu_pack(first, bf_parallel_myproc(), &v0)) != BF_SUCCESS) goto done;
   /* no failure past this point but the device's */
+#pragma omp parallel for schedule(dynamic, 64) if (ns > 256)
   for (int64_t s = 0; s < ns; ++s) {
     if (counts[s] == 0) continue;
     bf_ptile *t = pc->slots[s];

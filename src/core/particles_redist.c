@@ -86,14 +86,17 @@ typedef struct dst_info {
 
 static void *xmalloc(size_t n) { return malloc(n ? n : 1); }
 
-/* Per-tile passes of the device path: in parallel above this many tiles (each pass chases the pointers
- * of tiles x vectors; a millisecond for 4096 tiles on one thread). */
+/* Per-tile passes of the device path: in parallel above this many tiles (a pass chases the pointers of
+ * tiles x vectors: about a millisecond for 4096 tiles x 9 vectors on one thread); dynamic chunks, so
+ * that a thread the system descheduled holds back one chunk only. */
 #define PAR_TILES 256
+#define PAR_CHUNK 64
 
 /* Redistribute resident on the device (the backend's p_redist_sort / p_redist_move): the dest codes
  * and the order never leave the device; the host sees the particles per (tile, stay / arrive) to size
- * the tiles.  Same tiles, order and bytes as the host path.  *taken false: not applicable (no
- * particle, or too many for 32-bit indices), nothing done, take the host path. */
+ * the tiles.  Same tiles, order and bytes as the host path.  Two passes over the tiles' vectors: one
+ * reads (sizes, capacities, data pointers) before the sort, one writes the new sizes.  *taken false:
+ * not applicable (no particle, or too many for 32-bit indices), nothing done, take the host path. */
 static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev_min, int lev_max, int ngrow,
                                bool remove_negative, int64_t s0, int64_t s1, bool *taken) {
   double pt_last = pt_now();
@@ -102,25 +105,49 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
   void *plan = NULL;
   *taken = false;
   size_t *elem = malloc(MAXVECS * sizeof *elem);
-  int64_t *tn = calloc((size_t)nsr + 1, sizeof *tn);   /* particles of each tile of the range */
-  int64_t *kof = calloc((size_t)nsr + 1, sizeof *kof); /* its part number (sources) */
+  int64_t *tn = calloc((size_t)nsr + 1, sizeof *tn);     /* particles of each tile of the range */
+  int64_t *mincap = calloc((size_t)nsr + 1, sizeof *mincap); /* the least capacity of its vectors */
+  int64_t *kof = calloc((size_t)nsr + 1, sizeof *kof);   /* its part number (sources) */
   char *flag = calloc((size_t)nsr + 1, 1);
   int64_t *counts = xmalloc((size_t)(2 * nsr + 2) * sizeof *counts);
-  bf_ppart *parts = NULL;
-  int32_t *pslot = NULL;
-  void **srcp = NULL, **dstp = NULL;
+  bf_ppart *tparts = xmalloc((size_t)nsr * sizeof *tparts); /* per tile of the range */
+  bf_ppart *parts = xmalloc((size_t)nsr * sizeof *parts);   /* per source */
+  int32_t *pslot = xmalloc((size_t)nsr * sizeof *pslot);
+  void **srcp = NULL, **rows = NULL;
   bf_pvecs pv;
-  if (!elem || !tn || !kof || !flag || !counts) {
+  if (!elem || !tn || !mincap || !kof || !flag || !counts || !tparts || !parts || !pslot) {
     st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
     goto done;
   }
-  /* sizes and consistency (an error message is thread-local: found again on this thread below) */
-#pragma omp parallel for schedule(static) if (nsr > PAR_TILES)
+  bf_pc_pvecs(pc, elem, &pv);
+  const int nv = pv.nvec;
+  srcp = xmalloc((size_t)nsr * (size_t)nv * sizeof *srcp);
+  rows = calloc((size_t)nsr * (size_t)nv + 1, sizeof *rows); /* data pointers of every tile's vectors */
+  if (!srcp || !rows) {
+    st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    goto done;
+  }
+  /* the read pass (an error message is thread-local: found again on this thread below) */
+#pragma omp parallel for schedule(dynamic, PAR_CHUNK) if (nsr > PAR_TILES)
   for (int64_t t = 0; t < nsr; ++t) {
     bf_ptile *tile = pc->slots[s0 + t];
+    mincap[t] = -1;
     if (!tile) continue;
     tn[t] = bf_ptile_size(tile);
     flag[t] = tn[t] > 0 && bf_ptile_check_consistent(tile) != BF_SUCCESS;
+    bf_podvec *vecs[MAXVECS];
+    int n = bf_pc_tile_vecs(tile, vecs, MAXVECS);
+    int64_t mc = INT64_MAX;
+    for (int v = 0; v < n; ++v) {
+      int64_t c = bf_podvec_capacity(vecs[v]);
+      mc = c < mc ? c : mc;
+      rows[t * nv + v] = bf_podvec_data(vecs[v]);
+    }
+    mincap[t] = mc;
+    if (tn[t] > 0) {
+      bf_pc_tile_part(pc, tile, &tparts[t]);
+      bf_pc_part_shortcut(pc, s0 + t, lev_max, &tparts[t]);
+    }
   }
   int64_t nsrc = 0, ntot = 0;
   for (int64_t t = 0; t < nsr; ++t) {
@@ -128,29 +155,15 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
       st = bf_ptile_check_consistent(pc->slots[s0 + t]);
       goto done;
     }
+    if (tn[t] == 0) continue;
     kof[t] = nsrc;
-    nsrc += tn[t] > 0;
+    parts[nsrc] = tparts[t];
+    pslot[nsrc] = (int32_t)(s0 + t);
+    ++nsrc;
     ntot += tn[t];
   }
   if (nsrc == 0 || ntot > INT32_MAX) goto done; /* not taken */
   *taken = true;
-  bf_pc_pvecs(pc, elem, &pv);
-  parts = xmalloc((size_t)nsrc * sizeof *parts);
-  pslot = xmalloc((size_t)nsrc * sizeof *pslot);
-  srcp = xmalloc((size_t)nsrc * (size_t)pv.nvec * sizeof *srcp);
-  dstp = calloc((size_t)nsr * (size_t)pv.nvec + 1, sizeof *dstp);
-  if (!parts || !pslot || !srcp || !dstp) {
-    st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    goto done;
-  }
-#pragma omp parallel for schedule(static) if (nsr > PAR_TILES)
-  for (int64_t t = 0; t < nsr; ++t) {
-    if (tn[t] == 0) continue;
-    int64_t k = kof[t];
-    bf_pc_tile_part(pc, pc->slots[s0 + t], &parts[k]);
-    bf_pc_part_shortcut(pc, s0 + t, lev_max, &parts[k]);
-    pslot[k] = (int32_t)(s0 + t);
-  }
   bf_ploc_level levs[BF_PC_MAX_LEVELS];
   bf_plocate loc;
   bf_pc_locator(pc, lev_min, lev_max, ngrow, remove_negative, levs, &loc);
@@ -163,58 +176,38 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
                       "DistributionMapping must be on rank 0)");
     goto done;
   }
-  /* destination tiles made and reserved (all before the first change): which need it, in parallel */
-#pragma omp parallel for schedule(static) if (nsr > PAR_TILES)
+  /* destination tiles made and reserved where they lack room (all before the first change) */
   for (int64_t t = 0; t < nsr; ++t) {
     int64_t fin = counts[2 * t] + counts[2 * t + 1];
-    bf_ptile *tile = pc->slots[s0 + t];
-    flag[t] = 0;
-    if (!tile) {
-      flag[t] = fin > 0;
-      continue;
-    }
-    /* every vector must hold fin (a component added later has its own, smaller, capacity) */
-    bf_podvec *vecs[MAXVECS];
-    int n = bf_pc_tile_vecs(tile, vecs, MAXVECS);
-    for (int v = 0; v < n && !flag[t]; ++v)
-      flag[t] = bf_podvec_capacity(vecs[v]) < fin;
-  }
-  for (int64_t t = 0; t < nsr; ++t) {
-    if (!flag[t]) continue;
+    if (fin <= mincap[t] || (fin == 0 && mincap[t] < 0)) continue;
     int64_t s = s0 + t;
     if (!pc->slots[s]) {
       if ((st = bf_pc_new_tile(pc, &pc->slots[s])) != BF_SUCCESS) goto done;
       flag[t] = 2; /* made here */
     }
     /* geometric growth, as a vector's push_back: repeated arrivals do not move the tile each time */
-    int64_t cap = bf_ptile_capacity(pc->slots[s]), want = counts[2 * t] + counts[2 * t + 1];
+    int64_t cap = bf_ptile_capacity(pc->slots[s]), want = fin;
     if (want > cap && want < cap + cap / 2) want = cap + cap / 2;
     if ((st = bf_ptile_reserve(pc->slots[s], want)) != BF_SUCCESS) goto done;
+    bf_podvec *vecs[MAXVECS];
+    int n = bf_pc_tile_vecs(pc->slots[s], vecs, MAXVECS);
+    for (int v = 0; v < n; ++v) /* moved: fresh pointers */
+      rows[t * nv + v] = bf_podvec_data(vecs[v]);
   }
+  for (int64_t t = 0; t < nsr; ++t)
+    if (tn[t] > 0) memcpy(&srcp[kof[t] * nv], &rows[t * nv], (size_t)nv * sizeof *rows);
   PT_MARK("reserve");
   /* ---- no failure past this point but the device's ----
-   * one pass: the pointer tables (reserving may have moved source tiles: fresh pointers) and the new
-   * sizes (raw: the move writes every element below them; the buffers stay until the move is done) */
-#pragma omp parallel for schedule(static) if (nsr > PAR_TILES)
+   * the write pass: new sizes (raw: the move writes every element below them; buffers do not move) */
+#pragma omp parallel for schedule(dynamic, PAR_CHUNK) if (nsr > PAR_TILES)
   for (int64_t t = 0; t < nsr; ++t) {
     bf_ptile *tile = pc->slots[s0 + t];
     if (!tile) continue;
-    int64_t fin = counts[2 * t] + counts[2 * t + 1];
-    bool is_src = tn[t] > 0, is_dst = fin > 0;
-    if (is_src || is_dst) {
-      bf_podvec *vecs[MAXVECS];
-      int n = bf_pc_tile_vecs(tile, vecs, MAXVECS);
-      for (int v = 0; v < n; ++v) {
-        void *p = bf_podvec_data(vecs[v]);
-        if (is_src) srcp[kof[t] * pv.nvec + v] = p;
-        if (is_dst) dstp[t * pv.nvec + v] = p;
-      }
-    }
-    (void)bf_ptile_resize_raw(tile, fin);
+    (void)bf_ptile_resize_raw(tile, counts[2 * t] + counts[2 * t + 1]);
     if (bf_ptile_num_neighbors(tile) != 0) (void)bf_ptile_set_num_neighbors(tile, 0);
   }
-  PT_MARK("tables");
-  st = K->p_redist_move(plan, &loc, &pv, srcp, dstp);
+  PT_MARK("resize");
+  st = K->p_redist_move(plan, &loc, &pv, srcp, rows);
   PT_MARK("move");
   if (st) {
     /* the device failed while the tiles were being rewritten: what they hold is not known, so the
@@ -237,7 +230,8 @@ done:
     for (int64_t t = 0; t < nsr; ++t)
       if (flag[t] == 2) bf_ptile_destroy(&pc->slots[s0 + t]);
   if (plan) K->p_plan_free(plan);
-  free(dstp), free(srcp), free(pslot), free(parts), free(counts), free(flag), free(kof), free(tn), free(elem);
+  free(rows), free(srcp), free(pslot), free(parts), free(tparts), free(counts), free(flag), free(kof), free(mincap),
+      free(tn), free(elem);
   return st;
 }
 
