@@ -11,7 +11,10 @@
  *   4. positions wrapped (p_wrap), movers gathered to the staging buffers,
  *      stays compacted in place (runs), tiles resized, arrivals appended
  *      (p_copy, three batches);
- *   5. empty tiles of the range dropped. */
+ *   5. empty tiles of the range dropped.
+ * With a device backend (bf_pc_use_plan) redistribute_device runs instead:
+ * locate and sort by destination on the device, tiles sized from the counts,
+ * one move on the device (same result). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
