@@ -152,9 +152,11 @@ static PyObject *pf_write_single(PyObject *self, PyObject *const *args, Py_ssize
   if (!(path = pf_fspath(a[0]))) goto done;
   const char *p = pf_path_utf8(path);
   if (!p) goto done;
-  int nv = (int)PyTuple_GET_SIZE(c.names), st;
-  Py_BEGIN_ALLOW_THREADS st = bf_write_single_level_plotfile(p, mf, nv, c.cnames, &geom, time, step, &c.opt);
-  Py_END_ALLOW_THREADS if (st) {
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int nv = (int)PyTuple_GET_SIZE(c.names);
+  int st = bf_write_single_level_plotfile(p, mf, nv, c.cnames, &geom, time, step, &c.opt);
+  if (st) {
     bfpy_raise(st);
     goto done;
   }
@@ -225,10 +227,11 @@ static PyObject *pf_write_multi(PyObject *self, PyObject *const *args, Py_ssize_
   if (!(path = pf_fspath(a[0]))) goto done;
   const char *p = pf_path_utf8(path);
   if (!p) goto done;
-  int nv = (int)PyTuple_GET_SIZE(c.names), st;
-  Py_BEGIN_ALLOW_THREADS st =
-      bf_write_multi_level_plotfile(p, nlevels, mfs, nv, c.cnames, geoms, time, steps, rr, &c.opt);
-  Py_END_ALLOW_THREADS if (st) {
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int nv = (int)PyTuple_GET_SIZE(c.names);
+  int st = bf_write_multi_level_plotfile(p, nlevels, mfs, nv, c.cnames, geoms, time, steps, rr, &c.opt);
+  if (st) {
     bfpy_raise(st);
     goto done;
   }
@@ -532,9 +535,10 @@ static PyObject *vm_write(PyObject *cls, PyObject *const *args, Py_ssize_t nargs
     Py_DECREF(path);
     return NULL;
   }
-  int st;
-  Py_BEGIN_ALLOW_THREADS st = bf_vismf_write(mf, p);
-  Py_END_ALLOW_THREADS Py_DECREF(path);
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int st = bf_vismf_write(mf, p);
+  Py_DECREF(path);
   if (st) return bfpy_raise(st);
   Py_RETURN_NONE;
 }
@@ -560,9 +564,8 @@ static PyObject *vm_read(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
   }
   int st;
   bf_multifab *fresh = NULL;
-  if (mf) {
-    Py_BEGIN_ALLOW_THREADS st = bf_vismf_read(mf, p);
-    Py_END_ALLOW_THREADS
+  if (mf) { /* into the caller's MultiFab: the GIL stays held (see VisMF.Write) */
+    st = bf_vismf_read(mf, p);
   } else {
     Py_BEGIN_ALLOW_THREADS st = bf_vismf_read_new(p, &fresh);
     Py_END_ALLOW_THREADS

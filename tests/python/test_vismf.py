@@ -428,3 +428,46 @@ def test_failed_data_rename_keeps_the_previous_checkpoint(tmp_path):
     os.rename(tmp_path / "keep", tmp_path / "chk_D_00000")
     assert {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)} == before
     assert_same_bits(a, amr.VisMF.Read(name))
+
+
+def test_clear_from_another_thread_during_a_write_does_not_crash():
+    """VisMF.Write / Read(mf, name) and the plotfile writers used to release the GIL while reading the
+    caller's MultiFab: mf.clear() in another thread freed the data under the writer (a segfault).  In a
+    child process: every write either completes (and reads back) or raises; the process exits cleanly."""
+    code = textwrap.dedent("""
+        import os, tempfile, threading, time
+        import numpy as np
+        import boxfab.space3d as amr
+        amr.initialize(["amrex.verbose=0"])
+        d = tempfile.mkdtemp()
+        outcomes = set()
+        for trial in range(12):
+            ba = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(95, 95, 95)))
+            ba.max_size(32)
+            mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 2, 1)
+            mf.set_val(float(trial))
+            def work():
+                try:
+                    if trial % 3 == 0:
+                        amr.write_single_level_plotfile(os.path.join(d, "plt"), mf, ["a", "b"],
+                            amr.Geometry(ba.minimal_box(), amr.RealBox([0, 0, 0], [1, 1, 1]), 0, [0, 0, 0]), 0.0, 0)
+                    elif trial % 3 == 1:
+                        amr.VisMF.Write(mf, os.path.join(d, "chk"))
+                        back = amr.VisMF.Read(os.path.join(d, "chk"))
+                        assert back.min(0) == back.max(0) == float(trial)
+                    else:
+                        amr.VisMF.Read(mf, os.path.join(d, "chk"))
+                    outcomes.add("done")
+                except RuntimeError as e:
+                    outcomes.add("RuntimeError")
+            t = threading.Thread(target=work)
+            t.start()
+            time.sleep(0.001 * (trial % 4))
+            mf.clear()
+            t.join()
+        print("ok", sorted(outcomes))
+        amr.finalize()
+        """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr[-2000:])
+    assert r.stdout.startswith("ok"), r.stdout
