@@ -109,22 +109,19 @@ static int pf_common_args(PyObject *const *a, pf_common *c, const char **path, c
   return pf_precision(&c->opt.precision);
 }
 
+/* A path (str, bytes or os.PathLike) as the bytes the file system sees: os.fsencode's rules, so that
+ * names that are not UTF-8 (str with surrogate escapes from os.listdir, or bytes) name their file, as
+ * in open() and the particle writers (they raised UnicodeEncodeError). */
 static PyObject *pf_fspath(PyObject *o) {
-  PyObject *p = PyOS_FSPath(o);
-  if (!p) return NULL;
-  if (PyBytes_Check(p)) {
-    PyObject *s = PyUnicode_DecodeFSDefaultAndSize(PyBytes_AS_STRING(p), PyBytes_GET_SIZE(p));
-    Py_DECREF(p);
-    return s;
-  }
-  return p;
+  PyObject *b = NULL;
+  if (!PyUnicode_FSConverter(o, &b)) return NULL;
+  return b;
 }
 
 static const char *pf_path_utf8(PyObject *p) {
-  Py_ssize_t len;
-  const char *s = PyUnicode_AsUTF8AndSize(p, &len);
-  if (s && (Py_ssize_t)strlen(s) != len) {
-    PyErr_SetString(PyExc_ValueError, "plotfilename holds a NUL character");
+  const char *s = PyBytes_AS_STRING(p);
+  if ((Py_ssize_t)strlen(s) != PyBytes_GET_SIZE(p)) {
+    PyErr_SetString(PyExc_ValueError, "the path holds a NUL character");
     return NULL;
   }
   return s;

@@ -471,3 +471,27 @@ def test_clear_from_another_thread_during_a_write_does_not_crash():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, (r.returncode, r.stdout, r.stderr[-2000:])
     assert r.stdout.startswith("ok"), r.stdout
+
+
+def test_paths_that_are_not_utf8_and_nul(tmp_path):
+    """Paths follow os.fsencode (as open() and the particle writers): bytes and str with surrogate escapes
+    name the file they say (they raised UnicodeEncodeError); a NUL is a ValueError; nothing is written."""
+    if sys.getfilesystemencoding().lower() not in ("utf-8", "utf8"):
+        pytest.skip("needs a UTF-8 file system encoding")
+    a = make_mf(amr, 3, ncomp=1, ngrow=1, n=6, seed=3)
+    raw = os.fsencode(str(tmp_path)) + b"/chk\xff"
+    amr.VisMF.Write(a, raw)
+    assert os.path.exists(raw + b"_H") and os.path.exists(raw + b"_D_00000")
+    assert_same_bits(a, amr.VisMF.Read(os.fsdecode(raw)))              # str with a surrogate escape
+    geom = amr.Geometry(a.box_array().minimal_box(), amr.RealBox([0, 0, 0], [1, 1, 1]), 0, [0, 0, 0])
+    plt = os.fsencode(str(tmp_path)) + b"/plt\xfe"
+    amr.write_single_level_plotfile(os.fsdecode(plt), a, ["a"], geom, 0.0, 0)
+    assert os.path.isdir(plt) and amr.PlotFileData(plt).nComp() == 1
+    for bad in (str(tmp_path / "x\0y"), os.fsencode(str(tmp_path)) + b"/x\0y"):
+        with pytest.raises(ValueError):
+            amr.VisMF.Write(a, bad)
+        with pytest.raises(ValueError):
+            amr.write_single_level_plotfile(bad, a, ["a"], geom, 0.0, 0)
+        with pytest.raises(ValueError):
+            amr.PlotFileData(bad)
+    assert sorted(os.listdir(os.fsencode(str(tmp_path)))) == sorted([b"chk\xff_H", b"chk\xff_D_00000", b"plt\xfe"])
