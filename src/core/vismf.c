@@ -31,6 +31,11 @@ static int vm_check_name(const char *name) {
   BF_CHECK(!strpbrk(name, "\n\r"), BF_ERROR_VALUE, "the VisMF name must not hold a line break");
   size_t n = strlen(name);
   BF_CHECK(name[n - 1] != '/', BF_ERROR_VALUE, "the VisMF name '%s' names a directory, not a file prefix", name);
+  /* the header names the data file by its base name, read as one whitespace-separated token (AMReX's
+   * FabOnDisk too): a blank there made a checkpoint that no reader can open */
+  const char *slash = strrchr(name, '/');
+  BF_CHECK(!strpbrk(slash ? slash + 1 : name, " \t\v\f"), BF_ERROR_VALUE,
+           "the VisMF name '%s' holds a blank in its last component: the header could not name its data file", name);
   return BF_SUCCESS;
 }
 

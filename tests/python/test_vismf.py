@@ -495,3 +495,24 @@ def test_paths_that_are_not_utf8_and_nul(tmp_path):
         with pytest.raises(ValueError):
             amr.PlotFileData(bad)
     assert sorted(os.listdir(os.fsencode(str(tmp_path)))) == sorted([b"chk\xff_H", b"chk\xff_D_00000", b"plt\xfe"])
+
+
+def test_blanks_that_would_make_unreadable_files_are_refused(tmp_path):
+    """The headers name data files as whitespace-separated tokens (AMReX reads them with >>): a VisMF
+    name with a blank in its last component, or a levelPrefix / mfPrefix with one, wrote files that no
+    reader could open.  ValueError before anything is written; blanks in directories stay fine."""
+    a = make_mf(amr, 3, ncomp=1, ngrow=0, n=6, seed=4)
+    geom = amr.Geometry(a.box_array().minimal_box(), amr.RealBox([0, 0, 0], [1, 1, 1]), 0, [0, 0, 0])
+    for name in ("a b", "a\tb", "x\vy"):
+        with pytest.raises(ValueError, match="blank"):
+            amr.VisMF.Write(a, str(tmp_path / name))
+    for kw in (dict(mfPrefix="C ell"), dict(levelPrefix="Lev el_"), dict(mfPrefix="C\tell")):
+        with pytest.raises(ValueError, match="blank"):
+            amr.write_single_level_plotfile(str(tmp_path / "plt"), a, ["a"], geom, 0.0, 0, **kw)
+    assert os.listdir(tmp_path) == []
+    (tmp_path / "dir with blanks").mkdir()
+    amr.VisMF.Write(a, str(tmp_path / "dir with blanks" / "chk"))
+    assert_same_bits(a, amr.VisMF.Read(str(tmp_path / "dir with blanks" / "chk")))
+    amr.write_single_level_plotfile(str(tmp_path / "plot with blanks"), a, ["a b"], geom, 0.0, 0)
+    p = amr.PlotFileData(str(tmp_path / "plot with blanks"))
+    assert list(p.varNames()) == ["a b"] and p.get(0, "a b").max(0) == a.max(0)
