@@ -48,6 +48,18 @@ static int vm_tmpfile(const char *final, char **out) {
   return BF_SUCCESS;
 }
 
+/* Move an existing `final` to a new temporary sibling (*aside; NULL when there is none). */
+static int vm_aside(const char *final, char **aside) {
+  *aside = NULL;
+  BF_CALL(vm_tmpfile(final, aside));
+  if (rename(final, *aside) == 0) return BF_SUCCESS;
+  int e = errno;
+  unlink(*aside);
+  free(*aside), *aside = NULL;
+  if (e == ENOENT) return BF_SUCCESS;
+  return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot move the previous '%s' aside: %s", final, strerror(e));
+}
+
 int bf_vismf_write(const bf_multifab *mf, const char *name) {
   BF_CHECK(mf, BF_ERROR_VALUE, "mf must not be NULL");
   BF_CALL(vm_check_name(name));
@@ -60,7 +72,7 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
   const char *slash = strrchr(name, '/');
   const char *base = slash ? slash + 1 : name;
   char *dfinal = vm_cat(name, "_D_00000"), *hfinal = vm_cat(name, "_H"), *fab_name = vm_cat(base, "_D_00000");
-  char *dtmp = NULL, *htmp = NULL, *haside = NULL;
+  char *dtmp = NULL, *htmp = NULL, *haside = NULL, *daside = NULL;
   int err = BF_SUCCESS;
   if (!dfinal || !hfinal || !fab_name) {
     err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
@@ -74,45 +86,40 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
   if ((err = vm_tmpfile(dfinal, &dtmp)) || (err = vm_tmpfile(hfinal, &htmp))) goto done;
   if ((err = bf_pf_write_mf(mf, dtmp, fab_name, htmp, BF_DTYPE_DOUBLE, true, "VisMF::Write"))) goto done;
   /* Publish.  The header is the commit point: readers (boxfab's and AMReX's) open <name>_H, then the data
-   * file it names.  An existing header is first moved to a temporary sibling, so that an old header never
-   * meets the new data (a kill between the two renames used to leave the previous <name>_H describing the
-   * new <name>_D_00000); then the data, then the new header.  A kill at any moment leaves under the final
-   * names a complete checkpoint (old or new) or data without a header, never a header with the wrong data.
-   * Like AMReX's VisMF::Write, a successful write replaces the previous checkpoint and keeps no copy; on an
-   * error before the data is replaced, the previous header is put back. */
-  if ((err = vm_tmpfile(hfinal, &haside))) goto done;
-  if (rename(hfinal, haside) != 0) {
-    int e = errno;
-    unlink(haside);
-    free(haside), haside = NULL;
-    if (e != ENOENT) {
-      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot move the previous header '%s' aside: %s", hfinal,
-                         strerror(e));
-      goto done;
-    }
-  }
+   * file it names.  The existing pair is first moved to temporary siblings, header first, so that an old
+   * header never meets the new data (a kill between the two renames used to leave the previous <name>_H
+   * describing the new <name>_D_00000); then the new data goes in, then the new header.  A kill at any
+   * moment leaves under the final names a complete checkpoint (old or new) or no header (data without a
+   * header is not a checkpoint).  A failed rename puts the previous pair back.  Like AMReX's
+   * VisMF::Write, a successful write replaces the previous checkpoint and keeps no copy. */
+  if ((err = vm_aside(hfinal, &haside)) || (err = vm_aside(dfinal, &daside))) goto restore;
   if (rename(dtmp, dfinal) != 0) {
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
                        strerror(errno));
-    /* the previous pair is intact again; should even that fail, its header stays in the sibling file */
-    if (haside) (void)rename(haside, hfinal), free(haside), haside = NULL;
-    goto done;
+    goto restore;
   }
   free(dtmp), dtmp = NULL;
   if (rename(htmp, hfinal) != 0) {
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished header to '%s': %s", hfinal,
                        strerror(errno));
-    goto done;
+    unlink(dfinal); /* the new data, when there was no previous data to put back over it */
+    goto restore;
   }
   free(htmp), htmp = NULL;
   if (bf_sync_parent(hfinal) != 0) /* the renames on the disk too (the files were synced before) */
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "wrote '%s' but cannot flush its directory to the disk: %s",
                        hfinal, strerror(errno));
+  goto done;
+restore: /* the previous pair back under its names, data first (should that fail, it stays in the siblings) */
+  if (daside && rename(daside, dfinal) == 0) free(daside), daside = NULL;
+  if (haside && !daside && rename(haside, hfinal) == 0) free(haside), haside = NULL; /* never without its data */
+  free(daside), free(haside), daside = haside = NULL; /* what could not go back stays (never deleted) */
 done:
   if (dtmp) unlink(dtmp);
   if (htmp) unlink(htmp);
   if (haside) unlink(haside);
-  free(dtmp), free(htmp), free(haside), free(dfinal), free(hfinal), free(fab_name);
+  if (daside) unlink(daside);
+  free(dtmp), free(htmp), free(haside), free(daside), free(dfinal), free(hfinal), free(fab_name);
   return err;
 }
 
