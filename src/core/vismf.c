@@ -14,6 +14,7 @@
 #include "boxfab/dtype.h"
 #include "boxfab/gpu.h"
 #include "boxfab/plotfile.h"
+#include "fileio.h"
 #include "plotfile_impl.h"
 
 static char *vm_cat(const char *a, const char *b) {
@@ -30,28 +31,33 @@ static int vm_check_name(const char *name) {
   BF_CHECK(!strpbrk(name, "\n\r"), BF_ERROR_VALUE, "the VisMF name must not hold a line break");
   size_t n = strlen(name);
   BF_CHECK(name[n - 1] != '/', BF_ERROR_VALUE, "the VisMF name '%s' names a directory, not a file prefix", name);
+  /* the header names the data file by its base name, read as one whitespace-separated token (AMReX's
+   * FabOnDisk too): a blank there made a checkpoint that no reader can open */
+  const char *slash = strrchr(name, '/');
+  BF_CHECK(!strpbrk(slash ? slash + 1 : name, " \t\v\f"), BF_ERROR_VALUE,
+           "the VisMF name '%s' holds a blank in its last component: the header could not name its data file", name);
   return BF_SUCCESS;
 }
 
-/* A temporary sibling of `final`: "<dir>/.<base>.tmp.XXXXXX", created (mode 0644). */
+/* A temporary sibling of `final`: "<dir>/.<base>.tmp.<unique>", created empty (mode 0666 less the umask). */
 static int vm_tmpfile(const char *final, char **out) {
-  const char *slash = strrchr(final, '/');
-  size_t plen = slash ? (size_t)(slash - final) + 1 : 0;
-  size_t n = strlen(final) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
-  snprintf(tmp, n, "%.*s.%s.tmp.XXXXXX", (int)plen, final, final + plen);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    int e = errno;
-    free(tmp);
-    return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot create a file beside '%s': %s", final, strerror(e));
-  }
-  if (fchmod(fd, 0644) != 0) { /* best effort: mkstemp makes 0600 */
-  }
-  close(fd);
+  char *tmp = bf_make_sibling(final, false);
+  if (!tmp)
+    return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot create a file beside '%s': %s", final, strerror(errno));
   *out = tmp;
   return BF_SUCCESS;
+}
+
+/* Move an existing `final` to a new temporary sibling (*aside; NULL when there is none). */
+static int vm_aside(const char *final, char **aside) {
+  *aside = NULL;
+  BF_CALL(vm_tmpfile(final, aside));
+  if (rename(final, *aside) == 0) return BF_SUCCESS;
+  int e = errno;
+  unlink(*aside);
+  free(*aside), *aside = NULL;
+  if (e == ENOENT) return BF_SUCCESS;
+  return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot move the previous '%s' aside: %s", final, strerror(e));
 }
 
 int bf_vismf_write(const bf_multifab *mf, const char *name) {
@@ -66,31 +72,54 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
   const char *slash = strrchr(name, '/');
   const char *base = slash ? slash + 1 : name;
   char *dfinal = vm_cat(name, "_D_00000"), *hfinal = vm_cat(name, "_H"), *fab_name = vm_cat(base, "_D_00000");
-  char *dtmp = NULL, *htmp = NULL;
+  char *dtmp = NULL, *htmp = NULL, *haside = NULL, *daside = NULL;
   int err = BF_SUCCESS;
   if (!dfinal || !hfinal || !fab_name) {
     err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
     goto done;
   }
+  struct stat st;
+  if (lstat(dfinal, &st) == 0 && S_ISDIR(st.st_mode)) {
+    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': it is a directory", dfinal);
+    goto done;
+  }
   if ((err = vm_tmpfile(dfinal, &dtmp)) || (err = vm_tmpfile(hfinal, &htmp))) goto done;
   if ((err = bf_pf_write_mf(mf, dtmp, fab_name, htmp, BF_DTYPE_DOUBLE, true, "VisMF::Write"))) goto done;
-  /* data first, header last: a complete <name>_H appears only after its data */
+  /* Publish.  The header is the commit point: readers (boxfab's and AMReX's) open <name>_H, then the data
+   * file it names.  The existing pair is first moved to temporary siblings, header first, so that an old
+   * header never meets the new data (a kill between the two renames used to leave the previous <name>_H
+   * describing the new <name>_D_00000); then the new data goes in, then the new header.  A kill at any
+   * moment leaves under the final names a complete checkpoint (old or new) or no header (data without a
+   * header is not a checkpoint).  A failed rename puts the previous pair back.  Like AMReX's
+   * VisMF::Write, a successful write replaces the previous checkpoint and keeps no copy. */
+  if ((err = vm_aside(hfinal, &haside)) || (err = vm_aside(dfinal, &daside))) goto restore;
   if (rename(dtmp, dfinal) != 0) {
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
                        strerror(errno));
-    goto done;
+    goto restore;
   }
   free(dtmp), dtmp = NULL;
   if (rename(htmp, hfinal) != 0) {
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished header to '%s': %s", hfinal,
                        strerror(errno));
-    goto done;
+    unlink(dfinal); /* the new data, when there was no previous data to put back over it */
+    goto restore;
   }
   free(htmp), htmp = NULL;
+  if (bf_sync_parent(hfinal) != 0) /* the renames on the disk too (the files were synced before) */
+    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "wrote '%s' but cannot flush its directory to the disk: %s",
+                       hfinal, strerror(errno));
+  goto done;
+restore: /* the previous pair back under its names, data first (should that fail, it stays in the siblings) */
+  if (daside && rename(daside, dfinal) == 0) free(daside), daside = NULL;
+  if (haside && !daside && rename(haside, hfinal) == 0) free(haside), haside = NULL; /* never without its data */
+  free(daside), free(haside), daside = haside = NULL; /* what could not go back stays (never deleted) */
 done:
   if (dtmp) unlink(dtmp);
   if (htmp) unlink(htmp);
-  free(dtmp), free(htmp), free(dfinal), free(hfinal), free(fab_name);
+  if (haside) unlink(haside);
+  if (daside) unlink(daside);
+  free(dtmp), free(htmp), free(haside), free(daside), free(dfinal), free(hfinal), free(fab_name);
   return err;
 }
 

@@ -109,22 +109,19 @@ static int pf_common_args(PyObject *const *a, pf_common *c, const char **path, c
   return pf_precision(&c->opt.precision);
 }
 
+/* A path (str, bytes or os.PathLike) as the bytes the file system sees: os.fsencode's rules, so that
+ * names that are not UTF-8 (str with surrogate escapes from os.listdir, or bytes) name their file, as
+ * in open() and the particle writers (they raised UnicodeEncodeError). */
 static PyObject *pf_fspath(PyObject *o) {
-  PyObject *p = PyOS_FSPath(o);
-  if (!p) return NULL;
-  if (PyBytes_Check(p)) {
-    PyObject *s = PyUnicode_DecodeFSDefaultAndSize(PyBytes_AS_STRING(p), PyBytes_GET_SIZE(p));
-    Py_DECREF(p);
-    return s;
-  }
-  return p;
+  PyObject *b = NULL;
+  if (!PyUnicode_FSConverter(o, &b)) return NULL;
+  return b;
 }
 
 static const char *pf_path_utf8(PyObject *p) {
-  Py_ssize_t len;
-  const char *s = PyUnicode_AsUTF8AndSize(p, &len);
-  if (s && (Py_ssize_t)strlen(s) != len) {
-    PyErr_SetString(PyExc_ValueError, "plotfilename holds a NUL character");
+  const char *s = PyBytes_AS_STRING(p);
+  if ((Py_ssize_t)strlen(s) != PyBytes_GET_SIZE(p)) {
+    PyErr_SetString(PyExc_ValueError, "the path holds a NUL character");
     return NULL;
   }
   return s;
@@ -152,9 +149,11 @@ static PyObject *pf_write_single(PyObject *self, PyObject *const *args, Py_ssize
   if (!(path = pf_fspath(a[0]))) goto done;
   const char *p = pf_path_utf8(path);
   if (!p) goto done;
-  int nv = (int)PyTuple_GET_SIZE(c.names), st;
-  Py_BEGIN_ALLOW_THREADS st = bf_write_single_level_plotfile(p, mf, nv, c.cnames, &geom, time, step, &c.opt);
-  Py_END_ALLOW_THREADS if (st) {
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int nv = (int)PyTuple_GET_SIZE(c.names);
+  int st = bf_write_single_level_plotfile(p, mf, nv, c.cnames, &geom, time, step, &c.opt);
+  if (st) {
     bfpy_raise(st);
     goto done;
   }
@@ -225,10 +224,11 @@ static PyObject *pf_write_multi(PyObject *self, PyObject *const *args, Py_ssize_
   if (!(path = pf_fspath(a[0]))) goto done;
   const char *p = pf_path_utf8(path);
   if (!p) goto done;
-  int nv = (int)PyTuple_GET_SIZE(c.names), st;
-  Py_BEGIN_ALLOW_THREADS st =
-      bf_write_multi_level_plotfile(p, nlevels, mfs, nv, c.cnames, geoms, time, steps, rr, &c.opt);
-  Py_END_ALLOW_THREADS if (st) {
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int nv = (int)PyTuple_GET_SIZE(c.names);
+  int st = bf_write_multi_level_plotfile(p, nlevels, mfs, nv, c.cnames, geoms, time, steps, rr, &c.opt);
+  if (st) {
     bfpy_raise(st);
     goto done;
   }
@@ -532,9 +532,10 @@ static PyObject *vm_write(PyObject *cls, PyObject *const *args, Py_ssize_t nargs
     Py_DECREF(path);
     return NULL;
   }
-  int st;
-  Py_BEGIN_ALLOW_THREADS st = bf_vismf_write(mf, p);
-  Py_END_ALLOW_THREADS Py_DECREF(path);
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int st = bf_vismf_write(mf, p);
+  Py_DECREF(path);
   if (st) return bfpy_raise(st);
   Py_RETURN_NONE;
 }
@@ -560,9 +561,8 @@ static PyObject *vm_read(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
   }
   int st;
   bf_multifab *fresh = NULL;
-  if (mf) {
-    Py_BEGIN_ALLOW_THREADS st = bf_vismf_read(mf, p);
-    Py_END_ALLOW_THREADS
+  if (mf) { /* into the caller's MultiFab: the GIL stays held (see VisMF.Write) */
+    st = bf_vismf_read(mf, p);
   } else {
     Py_BEGIN_ALLOW_THREADS st = bf_vismf_read_new(p, &fresh);
     Py_END_ALLOW_THREADS
@@ -590,7 +590,9 @@ static PyObject *vm_read(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
 static PyMethodDef vm_methods[] = {
     {"Write", (PyCFunction)(void (*)(void))vm_write, METH_CLASS | METH_FASTCALL | METH_KEYWORDS,
      "Write(mf: MultiFab, name: str) -> None: write <name>_H and <name>_D_00000 in AMReX's VisMF format "
-     "(version 1, ghost cells included, native float64)"},
+     "(version 1, ghost cells included, native float64).  Crash-safe: written beside the targets and renamed "
+     "in, header last; a crash leaves the previous checkpoint, the new one, or no <name>_H.  OSError naming the "
+     "path when it cannot be written (the previous checkpoint is then left as it was)."},
     {"Read", (PyCFunction)(void (*)(void))vm_read, METH_CLASS | METH_FASTCALL | METH_KEYWORDS,
      "Read(*args) -> MultiFab | None: (mf: MultiFab, name: str) reads into mf (same BoxArray, ncomp and ghost "
      "width), or (name: str, /) returns a new MultiFab"},
