@@ -300,7 +300,7 @@ static PyObject *pd_barrier(PyObject *self, PyObject *noargs) {
   Py_RETURN_NONE;
 }
 
-/* ReduceReal..., ReduceInt..., ReduceLong..., ReduceBool...(value, root=None): value on this rank -> the
+/* ReduceReal..., ReduceInt..., ReduceLong..., ReduceBool...(value, root=-1): value on this rank -> the
  * reduction (on every rank, or on rank root only when given). */
 static PyObject *pd_reduce(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name, int kind,
                            int op) {
@@ -309,11 +309,11 @@ static PyObject *pd_reduce(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
   if (bfpy_bind(args, nargs, kwnames, kwlist, 1, a, true) < 0) return NULL;
   PyObject *value = a[0], *rootobj = a[1];
   int root = -1;
-  if (rootobj && rootobj != Py_None) {
+  if (rootobj) {
     int r;
     if (bfpy_to_int(rootobj, &r, "root") < 0) return NULL;
-    if (r < 0 || r >= bf_parallel_nprocs()) {
-      PyErr_Format(PyExc_ValueError, "%s(): root %d is not a rank (0 to %d)", name, r, bf_parallel_nprocs() - 1);
+    if (r < -1 || r >= bf_parallel_nprocs()) {
+      PyErr_Format(PyExc_ValueError, "%s(): root %d is not a rank (0 to %d, or -1 for every rank)", name, r, bf_parallel_nprocs() - 1);
       return NULL;
     }
     root = (int)r;
@@ -362,14 +362,15 @@ PD_REDUCE(ReduceBoolOr, 2, 4)
 #undef PD_REDUCE
 
 #define PD_REDUCE_DEF(fn, doc) \
-  {#fn, (PyCFunction)(void (*)(void))pd_##fn, METH_FASTCALL | METH_KEYWORDS, #fn "(value, root=None) -> " doc}
+  {#fn, (PyCFunction)(void (*)(void))pd_##fn, METH_FASTCALL | METH_KEYWORDS, #fn "(value, root=-1) -> " doc}
 
 static PyMethodDef pd_functions[] = {
     {"Communicator", pd_communicator, METH_NOARGS,
      "Communicator() -> mpi4py.MPI.Comm: the communicator of the current runtime instance (a duplicate of the one "
      "initialize() was given; COMM_WORLD for a single process without MPI)."},
     {"Barrier", pd_barrier, METH_NOARGS, "Barrier() -> None: wait for every rank."},
-    PD_REDUCE_DEF(ReduceRealSum, "float: sum over ranks (added in rank order; on every rank, or on root only)."),
+    PD_REDUCE_DEF(ReduceRealSum, "float: sum over ranks, added in rank order; the result on every rank (root -1) or on rank root only (the "
+                   "others get their own value back)."),
     PD_REDUCE_DEF(ReduceRealMin, "float: minimum over ranks."),
     PD_REDUCE_DEF(ReduceRealMax, "float: maximum over ranks."),
     PD_REDUCE_DEF(ReduceLongSum, "int: 64-bit sum over ranks."),
@@ -438,10 +439,15 @@ static int check_same_mpi(PyObject *mpi) {
 
 /* The Fortran handle of an mpi4py communicator (comm.py2f()), checked. */
 static int comm_handle(PyObject *comm, int64_t *out) {
-  PyObject *mod = PyImport_ImportModule("mpi4py.MPI");
+  /* an mpi4py communicator exists only once mpi4py.MPI is imported: never
+   * import it here (importing it starts MPI) */
+  PyObject *name = PyUnicode_FromString("mpi4py.MPI");
+  if (!name) return -1;
+  PyObject *mod = PyImport_GetModule(name);
+  Py_DECREF(name);
   if (!mod) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "initialize(): comm must be an mpi4py communicator (mpi4py is not installed), not %.100s",
+    if (PyErr_Occurred()) return -1;
+    PyErr_Format(PyExc_TypeError, "initialize(): comm must be an mpi4py communicator (MPI.Intracomm), not %.100s",
                  Py_TYPE(comm)->tp_name);
     return -1;
   }
