@@ -166,6 +166,7 @@ static int locate_staged(bf_pc *pc, int lev_min, int lev_max, staged *S, int32_t
   const bf_backend_particles *H = &bf_backend_get()->particles;
   bf_ppart part;
   memset(&part, 0, sizeof part);
+  part.own_slot = -1; /* no own-tile shortcut (0 would send cell 0's particles to slot 0 unchecked) */
   part.n = S->n;
   for (int d = 0; d < pc->layout.dim; ++d)
     part.pos[d] = S->pos[d];

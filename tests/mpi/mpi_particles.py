@@ -568,6 +568,7 @@ def _sum_boundary_ok(amr):
     return abs(mf.sum(0) - 18.0 ** 3) < 1e-9
 
 
-run([check_redistribute_1d, check_redistribute_2d, check_redistribute_3d, check_far_moves_3d, check_multilevel,
-     check_init_random, check_init_random_serialize, check_init_random_per_box, check_init_one_per_cell,
-     check_add_particles_redistribute, check_tiling, check_errors_agree, check_deposit])
+if __name__ == "__main__":
+    run([check_redistribute_1d, check_redistribute_2d, check_redistribute_3d, check_far_moves_3d, check_multilevel,
+         check_init_random, check_init_random_serialize, check_init_random_per_box, check_init_one_per_cell,
+         check_add_particles_redistribute, check_tiling, check_errors_agree, check_deposit])
