@@ -19,6 +19,7 @@
 #include "boxfab/dtype.h"
 #include "boxfab/gpu.h"
 #include "boxfab/runtime.h"
+#include "fileio.h"
 #include "plotfile_impl.h"
 
 /* ---- a growing text buffer ------------------------------------------------------ */
@@ -92,16 +93,12 @@ static char *pf_join(const char *a, const char *b) {
   return s;
 }
 
-static int pf_write_all(FILE *f, const void *p, size_t n, const char *path) {
-  if (n && fwrite(p, 1, n, f) != n) return pf_io_error("write", path, errno ? errno : EIO);
-  return BF_SUCCESS;
-}
-
 static int pf_write_all2(const char *who, FILE *f, const void *p, size_t n, const char *path) {
   if (n && fwrite(p, 1, n, f) != n) return pf_io_error2(who, "write", path, errno ? errno : EIO);
   return BF_SUCCESS;
 }
 
+/* A whole text file, flushed to the disk before it is closed (it is renamed into place later). */
 static int pf_write_text_path(const char *who, const char *path, const pf_text *t) {
   if (t->failed) BF_ERROR(BF_ERROR_MEMORY, "out of memory formatting %s", path);
   int err = BF_SUCCESS;
@@ -111,7 +108,9 @@ static int pf_write_text_path(const char *who, const char *path, const pf_text *
   } else {
     errno = 0;
     err = pf_write_all2(who, f, t->s, t->n, path);
-    if (fclose(f) != 0 && !err) err = pf_io_error2(who, "write", path, errno);
+    if (!err && bf_sync_file(f) != 0) err = pf_io_error2(who, "write", path, errno ? errno : EIO);
+    errno = 0;
+    if (fclose(f) != 0 && !err) err = pf_io_error2(who, "write", path, errno ? errno : EIO);
   }
   return err;
 }
@@ -120,15 +119,7 @@ static int pf_write_text_file(const char *dir, const char *name, const pf_text *
   if (t->failed) BF_ERROR(BF_ERROR_MEMORY, "out of memory formatting %s", name);
   char *path = pf_join(dir, name);
   if (!path) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
-  int err = BF_SUCCESS;
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    err = pf_io_error("create", path, errno);
-  } else {
-    errno = 0;
-    err = pf_write_all(f, t->s, t->n, path);
-    if (fclose(f) != 0 && !err) err = pf_io_error("write", path, errno);
-  }
+  int err = pf_write_text_path("write_plotfile", path, t);
   free(path);
   return err;
 }
@@ -347,11 +338,16 @@ int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab
     }
     offset += wlen[0] * wlen[1] * wlen[2] * ncomp * (int64_t)esize;
   }
+  if (bf_sync_file(f) != 0) { /* on the disk before it is renamed into place */
+    err = pf_io_error2(who, "write", path, errno ? errno : EIO);
+    goto done;
+  }
   {
+    errno = 0;
     int rc = fclose(f);
     f = NULL;
     if (rc != 0) {
-      err = pf_io_error2(who, "write", path, errno);
+      err = pf_io_error2(who, "write", path, errno ? errno : EIO);
       goto done;
     }
   }
@@ -452,8 +448,10 @@ static int pf_fill(const char *tmp, int nlevels, const bf_multifab *const *mfs, 
     char *p = pf_join(tmp, lname);
     if (!p) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
     err = pf_write_level(p, mfs[l], mp, precision);
+    if (!err && bf_sync_dir(p) != 0) err = pf_io_error("flush the directory", p, errno);
     free(p);
   }
+  if (!err && bf_sync_dir(tmp) != 0) err = pf_io_error("flush the directory", tmp, errno);
   return err;
 }
 
@@ -508,31 +506,25 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
                                   ref_ratios[l].dim);
   }
 
-  /* a temporary sibling directory: "<parent>/.<base>.tmp.XXXXXX" */
+  /* a temporary sibling directory: "<parent>/.<base>.tmp.<unique>" */
   size_t len = strlen(name);
   while (len > 1 && name[len - 1] == '/') --len;
-  char *final = malloc(len + 1), *tmp = malloc(len + 32), *old = malloc(len + 64);
-  if (!final || !tmp || !old) {
-    free(final), free(tmp), free(old);
+  char *final = malloc(len + 1), *tmp = NULL, *old = malloc(len + 64);
+  if (!final || !old) {
+    free(final), free(old);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory");
   }
   memcpy(final, name, len);
   final[len] = '\0';
-  const char *slash = strrchr(final, '/');
-  size_t plen = slash ? (size_t)(slash - final) + 1 : 0;
-  snprintf(tmp, len + 32, "%.*s.%s.tmp.XXXXXX", (int)plen, final, final + plen);
   int err = BF_SUCCESS;
-  if (!mkdtemp(tmp)) {
+  bool moved = false;
+  if (!(tmp = bf_make_sibling(final, true))) {
     err = bf_error_set(BF_ERROR_IO, "write_plotfile", "cannot create a directory beside '%s': %s", final,
                        strerror(errno));
     goto done;
   }
-  if (chmod(tmp, 0755) != 0) {
-    err = pf_io_error("set the permissions of", tmp, errno);
-  } else {
-    err = pf_fill(tmp, nlevels, mfs, nvars, varnames, geoms, time, level_steps, ref_ratios, version, lp, mp, opt,
-                  precision);
-  }
+  err = pf_fill(tmp, nlevels, mfs, nvars, varnames, geoms, time, level_steps, ref_ratios, version, lp, mp, opt,
+                precision);
   if (!err) {
     struct stat st;
     if (lstat(final, &st) == 0) { /* AMReX: move the existing one to <name>.old.<unique> */
@@ -545,10 +537,19 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
         if (attempt > 1000) break;
       }
       if (rename(final, old) != 0) err = pf_io_error("move aside the existing", final, errno);
+      else moved = true;
     }
-    if (!err && rename(tmp, final) != 0) err = pf_io_error("rename the finished plotfile to", final, errno);
+    if (!err && rename(tmp, final) != 0) {
+      err = pf_io_error("rename the finished plotfile to", final, errno);
+      if (moved) (void)rename(old, final); /* the previous plotfile back under its name */
+    }
   }
-  if (err) pf_remove_tree(tmp);
+  if (err) {
+    pf_remove_tree(tmp);
+  } else if (bf_sync_parent(final) != 0) { /* the renames on the disk too */
+    err = bf_error_set(BF_ERROR_IO, "write_plotfile", "wrote '%s' but cannot flush its directory to the disk: %s",
+                       final, strerror(errno));
+  }
 done:
   free(final), free(tmp), free(old);
   return err;

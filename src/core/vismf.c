@@ -14,6 +14,7 @@
 #include "boxfab/dtype.h"
 #include "boxfab/gpu.h"
 #include "boxfab/plotfile.h"
+#include "fileio.h"
 #include "plotfile_impl.h"
 
 static char *vm_cat(const char *a, const char *b) {
@@ -33,23 +34,11 @@ static int vm_check_name(const char *name) {
   return BF_SUCCESS;
 }
 
-/* A temporary sibling of `final`: "<dir>/.<base>.tmp.XXXXXX", created (mode 0644). */
+/* A temporary sibling of `final`: "<dir>/.<base>.tmp.<unique>", created empty (mode 0666 less the umask). */
 static int vm_tmpfile(const char *final, char **out) {
-  const char *slash = strrchr(final, '/');
-  size_t plen = slash ? (size_t)(slash - final) + 1 : 0;
-  size_t n = strlen(final) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
-  snprintf(tmp, n, "%.*s.%s.tmp.XXXXXX", (int)plen, final, final + plen);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    int e = errno;
-    free(tmp);
-    return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot create a file beside '%s': %s", final, strerror(e));
-  }
-  if (fchmod(fd, 0644) != 0) { /* best effort: mkstemp makes 0600 */
-  }
-  close(fd);
+  char *tmp = bf_make_sibling(final, false);
+  if (!tmp)
+    return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot create a file beside '%s': %s", final, strerror(errno));
   *out = tmp;
   return BF_SUCCESS;
 }
@@ -66,18 +55,42 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
   const char *slash = strrchr(name, '/');
   const char *base = slash ? slash + 1 : name;
   char *dfinal = vm_cat(name, "_D_00000"), *hfinal = vm_cat(name, "_H"), *fab_name = vm_cat(base, "_D_00000");
-  char *dtmp = NULL, *htmp = NULL;
+  char *dtmp = NULL, *htmp = NULL, *haside = NULL;
   int err = BF_SUCCESS;
   if (!dfinal || !hfinal || !fab_name) {
     err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
     goto done;
   }
+  struct stat st;
+  if (lstat(dfinal, &st) == 0 && S_ISDIR(st.st_mode)) {
+    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': it is a directory", dfinal);
+    goto done;
+  }
   if ((err = vm_tmpfile(dfinal, &dtmp)) || (err = vm_tmpfile(hfinal, &htmp))) goto done;
   if ((err = bf_pf_write_mf(mf, dtmp, fab_name, htmp, BF_DTYPE_DOUBLE, true, "VisMF::Write"))) goto done;
-  /* data first, header last: a complete <name>_H appears only after its data */
+  /* Publish.  The header is the commit point: readers (boxfab's and AMReX's) open <name>_H, then the data
+   * file it names.  An existing header is first moved to a temporary sibling, so that an old header never
+   * meets the new data (a kill between the two renames used to leave the previous <name>_H describing the
+   * new <name>_D_00000); then the data, then the new header.  A kill at any moment leaves under the final
+   * names a complete checkpoint (old or new) or data without a header, never a header with the wrong data.
+   * Like AMReX's VisMF::Write, a successful write replaces the previous checkpoint and keeps no copy; on an
+   * error before the data is replaced, the previous header is put back. */
+  if ((err = vm_tmpfile(hfinal, &haside))) goto done;
+  if (rename(hfinal, haside) != 0) {
+    int e = errno;
+    unlink(haside);
+    free(haside), haside = NULL;
+    if (e != ENOENT) {
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot move the previous header '%s' aside: %s", hfinal,
+                         strerror(e));
+      goto done;
+    }
+  }
   if (rename(dtmp, dfinal) != 0) {
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
                        strerror(errno));
+    /* the previous pair is intact again; should even that fail, its header stays in the sibling file */
+    if (haside) (void)rename(haside, hfinal), free(haside), haside = NULL;
     goto done;
   }
   free(dtmp), dtmp = NULL;
@@ -87,10 +100,14 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
     goto done;
   }
   free(htmp), htmp = NULL;
+  if (bf_sync_parent(hfinal) != 0) /* the renames on the disk too (the files were synced before) */
+    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "wrote '%s' but cannot flush its directory to the disk: %s",
+                       hfinal, strerror(errno));
 done:
   if (dtmp) unlink(dtmp);
   if (htmp) unlink(htmp);
-  free(dtmp), free(htmp), free(dfinal), free(hfinal), free(fab_name);
+  if (haside) unlink(haside);
+  free(dtmp), free(htmp), free(haside), free(dfinal), free(hfinal), free(fab_name);
   return err;
 }
 

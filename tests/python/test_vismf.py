@@ -346,3 +346,85 @@ def test_disk_full_leaves_no_file(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "OSError" in r.stderr and "chk_D_00000" in r.stderr, r.stderr
     assert os.listdir(tmp_path) == []
+
+
+# ---- crash safety: SIGKILL at 50 random moments ----------------------------------------------------
+KILL_CHILD = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {here!r})
+    import boxfab.space3d as amr
+    amr.initialize(["amrex.verbose=0"])
+    from test_vismf import kill_test_mfs
+    mfs = kill_test_mfs()
+    sys.stdout.write("ready\\n"); sys.stdout.flush()
+    for i in range(100000):
+        amr.VisMF.Write(mfs[i % 2], {name!r})
+    """)
+
+
+def kill_test_mfs():
+    """Two checkpoints that differ in everything: BoxArray (27 vs 8 boxes), ghost width and bits, so that
+    a header of one with the data of the other cannot read back as either."""
+    a = make_mf(amr, 3, ncomp=2, ngrow=1, n=15, seed=21)          # max_size 5: 27 boxes
+    dom = amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(15, 15, 15))
+    ba = amr.BoxArray(dom)
+    ba.max_size(8)
+    b = amr.MultiFab(ba, amr.DistributionMapping(ba), 2, 2)
+    rng = np.random.default_rng(22)
+    for mfi in b:
+        x = b.array(mfi).to_numpy()
+        x[...] = rng.integers(0, 2**64, size=x.shape, dtype="u8").view("f8")
+    return a, b
+
+
+def test_sigkill_never_leaves_a_partial_checkpoint(tmp_path):
+    """A writer that rewrites one checkpoint in a loop, alternating two different MultiFabs, is killed
+    with SIGKILL at 50 random moments.  Afterwards, under the final names there is either no header, or
+    a header that reads back bit for bit as one of the two MultiFabs; anything else is a temporary
+    sibling (a dot file)."""
+    import signal
+    import time
+    expect = kill_test_mfs()
+    name = str(tmp_path / "chk")
+    code = KILL_CHILD.format(here=HERE, name=name)
+    rng = np.random.default_rng(11)
+    seen = {"none": 0, 0: 0, 1: 0}
+    for trial in range(50):
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert p.stdout.readline() == b"ready\n", p.stderr.read()
+        time.sleep(float(rng.uniform(0.0, 0.05)))
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        p.stdout.close(), p.stderr.close()
+        names = os.listdir(tmp_path)
+        for n in names:
+            assert n in ("chk_H", "chk_D_00000") or (n.startswith(".chk_") and ".tmp." in n), (trial, n)
+        if "chk_H" not in names:
+            seen["none"] += 1
+            continue
+        assert "chk_D_00000" in names, trial
+        got = amr.VisMF.Read(name)                # a complete one: reads without error ...
+        which = 0 if got.box_array().size == expect[0].box_array().size else 1
+        assert_same_bits(expect[which], got)      # ... and is one of the two, bit for bit
+        seen[which] += 1
+    assert seen[0] + seen[1] > 0, seen            # the test did see finished checkpoints
+    # the temporary siblings are the only debris; a later write still works and cleans nothing it must not
+    amr.VisMF.Write(expect[0], name)
+    assert_same_bits(expect[0], amr.VisMF.Read(name))
+
+
+def test_failed_data_rename_keeps_the_previous_checkpoint(tmp_path):
+    """When the data cannot be put in place (here <name>_D_00000 is a directory), OSError names it and
+    the previous checkpoint is untouched."""
+    a = make_mf(amr, 3, ncomp=1, ngrow=1, n=6, seed=1)
+    name = str(tmp_path / "chk")
+    amr.VisMF.Write(a, name)
+    before = {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)}
+    os.rename(tmp_path / "chk_D_00000", tmp_path / "keep")
+    os.mkdir(tmp_path / "chk_D_00000")
+    with pytest.raises(OSError, match="chk_D_00000"):
+        amr.VisMF.Write(make_mf(amr, 3, ncomp=1, ngrow=1, n=6, seed=2), name)
+    os.rmdir(tmp_path / "chk_D_00000")
+    os.rename(tmp_path / "keep", tmp_path / "chk_D_00000")
+    assert {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)} == before
+    assert_same_bits(a, amr.VisMF.Read(name))
