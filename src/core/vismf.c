@@ -15,6 +15,7 @@
 #include "boxfab/gpu.h"
 #include "boxfab/plotfile.h"
 #include "fileio.h"
+#include "comm.h"
 #include "plotfile_impl.h"
 
 static char *vm_cat(const char *a, const char *b) {
@@ -50,64 +51,101 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
   BF_CHECK(bf_multifab_dtype(mf) == BF_DTYPE_DOUBLE, BF_ERROR_TYPE, "VisMF writes real (float64) data, not %s",
            bf_dtype_name(bf_multifab_dtype(mf)));
   BF_CHECK(bf_multifab_is_allocated(mf), BF_ERROR_RUNTIME, "the MultiFab holds no data");
-  BF_CHECK(bf_multifab_nlocal(mf) == bf_multifab_size(mf), BF_ERROR_UNSUPPORTED,
-           "writing a MultiFab whose boxes live on several MPI ranks is not implemented");
+  /* Across the ranks of mf's instance (plotfile_mpi.c): every rank writes its FABs into a temporary data file
+   * ".<base>_D_<k>.tmp.<tag>" (AMReX's NFiles numbering: <base>_D_<rank> up to 256 ranks), rank 0 the header
+   * into a temporary sibling; every step's outcome is agreed by all ranks. */
+  const struct bf_comm *c = bf_pf_comm_of_mf(mf);
+  int me = bf_comm_rank(c);
+  bool io = me == 0;
   const char *slash = strrchr(name, '/');
   const char *base = slash ? slash + 1 : name;
-  char *dfinal = vm_cat(name, "_D_00000"), *hfinal = vm_cat(name, "_H"), *fab_name = vm_cat(base, "_D_00000");
-  char *dtmp = NULL, *htmp = NULL, *haside = NULL;
-  int err = BF_SUCCESS;
-  if (!dfinal || !hfinal || !fab_name) {
+  size_t dlen = slash ? (size_t)(slash - name) : 0;
+  char *dir = malloc(dlen + 2), *hfinal = vm_cat(name, "_H"), *dtmp = NULL, *dfinal = NULL;
+  char *htmp = NULL, *haside = NULL;
+  char tag[32] = {0};
+  int err = BF_SUCCESS, myfile = -1;
+  if (!dir || !hfinal) {
     err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
-    goto done;
+  } else {
+    if (slash && dlen == 0)
+      snprintf(dir, 2, "/");
+    else if (slash)
+      memcpy(dir, name, dlen), dir[dlen] = '\0';
+    else
+      snprintf(dir, 2, ".");
   }
-  struct stat st;
-  if (lstat(dfinal, &st) == 0 && S_ISDIR(st.st_mode)) {
-    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': it is a directory", dfinal);
-    goto done;
-  }
-  if ((err = vm_tmpfile(dfinal, &dtmp)) || (err = vm_tmpfile(hfinal, &htmp))) goto done;
-  if ((err = bf_pf_write_mf(mf, dtmp, fab_name, htmp, BF_DTYPE_DOUBLE, true, "VisMF::Write"))) goto done;
-  /* Publish.  The header is the commit point: readers (boxfab's and AMReX's) open <name>_H, then the data
-   * file it names.  An existing header is first moved to a temporary sibling, so that an old header never
-   * meets the new data (a kill between the two renames used to leave the previous <name>_H describing the
-   * new <name>_D_00000); then the data, then the new header.  A kill at any moment leaves under the final
-   * names a complete checkpoint (old or new) or data without a header, never a header with the wrong data.
-   * Like AMReX's VisMF::Write, a successful write replaces the previous checkpoint and keeps no copy; on an
-   * error before the data is replaced, the previous header is put back. */
-  if ((err = vm_tmpfile(hfinal, &haside))) goto done;
-  if (rename(hfinal, haside) != 0) {
-    int e = errno;
-    unlink(haside);
-    free(haside), haside = NULL;
-    if (e != ENOENT) {
-      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot move the previous header '%s' aside: %s", hfinal,
-                         strerror(e));
-      goto done;
+  if (!err && io) {
+    struct stat st;
+    char *d0 = bf_pf_data_path(dir, base, 0, NULL);
+    if (!d0)
+      err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
+    else if (lstat(d0, &st) == 0 && S_ISDIR(st.st_mode))
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': it is a directory", d0);
+    free(d0);
+    if (!err) err = vm_tmpfile(hfinal, &htmp);
+    if (!err) { /* the data files' temporary names share the header's unique suffix */
+      const char *u = strrchr(htmp, '.');
+      snprintf(tag, sizeof tag, "%s", u ? u + 1 : "0");
     }
   }
-  if (rename(dtmp, dfinal) != 0) {
-    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
-                       strerror(errno));
-    /* the previous pair is intact again; should even that fail, its header stays in the sibling file */
-    if (haside) (void)rename(haside, hfinal), free(haside), haside = NULL;
+  if ((err = bf_comm_agree(c, err))) goto done;
+  if ((err = bf_comm_agree(c, bf_comm_bcast(c, tag, sizeof tag, 0)))) goto done;
+  tag[sizeof tag - 1] = '\0';
+  if ((err = bf_pf_write_mf_dist(mf, dir, base, tag, htmp, BF_DTYPE_DOUBLE, true, "VisMF::Write", &myfile)))
+    goto done;
+  if (myfile >= 0 && (!(dtmp = bf_pf_data_path(dir, base, myfile, tag)) ||
+                      !(dfinal = bf_pf_data_path(dir, base, myfile, NULL))))
+    err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
+  if ((err = bf_comm_agree(c, err))) goto done;
+  /* Publish.  The header is the commit point: readers (boxfab's and AMReX's) open <name>_H, then the data
+   * files it names.  An existing header is first moved to a temporary sibling, so that an old header never
+   * meets new data; then every rank renames the data file it created; then the new header.  A kill at any
+   * moment leaves under the final names a complete checkpoint (old or new) or data without a header, never
+   * a header with the wrong data.  Like AMReX's VisMF::Write, a successful write replaces the previous
+   * checkpoint and keeps no copy (data files of a previous write on more ranks stay, unnamed by the header);
+   * on an error before any data is replaced, the previous header is put back. */
+  if (io) {
+    if (!(err = vm_tmpfile(hfinal, &haside)) && rename(hfinal, haside) != 0) {
+      int e = errno;
+      unlink(haside);
+      free(haside), haside = NULL;
+      if (e != ENOENT)
+        err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot move the previous header '%s' aside: %s", hfinal,
+                           strerror(e));
+    }
+  }
+  if ((err = bf_comm_agree(c, err))) goto done;
+  int renamed = 0;
+  if (dtmp) {
+    if (rename(dtmp, dfinal) != 0)
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
+                         strerror(errno));
+    else
+      free(dtmp), dtmp = NULL, renamed = 1;
+  }
+  int e2 = bf_comm_reduce(c, &renamed, 1, BF_CT_INT, BF_OP_MAX, -1);
+  if ((err = bf_comm_agree(c, err ? err : e2))) {
+    /* the previous pair is intact again when no data file was replaced */
+    if (io && haside && !renamed && rename(haside, hfinal) == 0) free(haside), haside = NULL;
     goto done;
   }
-  free(dtmp), dtmp = NULL;
-  if (rename(htmp, hfinal) != 0) {
-    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished header to '%s': %s", hfinal,
-                       strerror(errno));
-    goto done;
+  if (io) {
+    if (rename(htmp, hfinal) != 0)
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished header to '%s': %s", hfinal,
+                         strerror(errno));
+    else
+      free(htmp), htmp = NULL;
   }
-  free(htmp), htmp = NULL;
-  if (bf_sync_parent(hfinal) != 0) /* the renames on the disk too (the files were synced before) */
+  /* the renames on the disk too (the files were synced before) */
+  if (!err && (io || myfile >= 0) && bf_sync_parent(hfinal) != 0)
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "wrote '%s' but cannot flush its directory to the disk: %s",
                        hfinal, strerror(errno));
+  err = bf_comm_agree(c, err);
 done:
   if (dtmp) unlink(dtmp);
   if (htmp) unlink(htmp);
   if (haside) unlink(haside);
-  free(dtmp), free(htmp), free(haside), free(dfinal), free(hfinal), free(fab_name);
+  free(dtmp), free(dfinal), free(htmp), free(haside), free(hfinal), free(dir);
   return err;
 }
 
@@ -179,7 +217,7 @@ int bf_vismf_read(bf_multifab *mf, const char *name) {
     err = vm_read_fabs(mf, &L);
   }
   bf_pf_mfhdr_clear(&L);
-  return err;
+  return bf_comm_agree(bf_pf_comm_of_mf(mf), err); /* a FAB that failed on one rank fails every rank */
 }
 
 int bf_vismf_read_new(const char *name, bf_multifab **out) {
@@ -195,6 +233,7 @@ int bf_vismf_read_new(const char *name, bf_multifab **out) {
   else if (!(err = bf_multifab_create(L.ba, L.dm, L.ncomp, L.ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf)))
     err = vm_read_fabs(mf, &L);
   bf_pf_mfhdr_clear(&L);
+  err = bf_comm_agree(bf_comm_top(), err); /* a FAB that failed on one rank fails every rank */
   if (err) {
     bf_multifab_destroy(&mf);
     return err;
