@@ -330,6 +330,32 @@ def check_failure_on_one_rank():
         assert left == [], left
 
 
+def check_particles_refused_across_ranks():
+    """Particle files across ranks wait for the distributed container (branch mpipart): on more than one rank
+    write_plotfile / checkpoint / restart raise RuntimeError on every rank and write nothing."""
+    def go():
+        mf, geom = make_mf()
+        ba, dm = mf.box_array(), mf.dm()
+        pc = amr.ParticleContainer_pureSoA_8_0_default(geom, dm, ba)
+        for op in (lambda: pc.write_plotfile(TMP, "parts"), lambda: pc.checkpoint(TMP, "parts"),
+                   lambda: pc.restart(TMP, "parts")):
+            if size() == 1:
+                continue
+            try:
+                op()
+            except RuntimeError as e:
+                assert "MPI ranks" in str(e), str(e)
+            else:
+                raise AssertionError("no RuntimeError")
+        if size() == 1:
+            pc.write_plotfile(TMP, "parts")
+            pc.restart(TMP, "parts")
+    in_group(size(), go)
+    if rank() == 0:
+        assert ("parts" in os.listdir(TMP)) == (size() == 1)
+        shutil.rmtree(os.path.join(TMP, "parts"), ignore_errors=True)
+
+
 def check_yt():
     """yt loads a plotfile written on 2 ranks (or fewer): the same field sums as NumPy's."""
     if rank() != 0:
@@ -354,5 +380,6 @@ def check_cleanup():
 
 
 run([check_setup, check_write_plotfiles, check_read_plotfiles, check_vismf_round_trip,
-     check_vismf_rewrite_fewer_ranks, check_nfiles, check_sparse, check_failure_on_one_rank, check_yt,
+     check_vismf_rewrite_fewer_ranks, check_nfiles, check_sparse, check_failure_on_one_rank,
+     check_particles_refused_across_ranks, check_yt,
      check_cleanup])
