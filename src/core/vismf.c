@@ -32,6 +32,11 @@ static int vm_check_name(const char *name) {
   BF_CHECK(!strpbrk(name, "\n\r"), BF_ERROR_VALUE, "the VisMF name must not hold a line break");
   size_t n = strlen(name);
   BF_CHECK(name[n - 1] != '/', BF_ERROR_VALUE, "the VisMF name '%s' names a directory, not a file prefix", name);
+  /* the header names the data file by its base name, read as one whitespace-separated token (AMReX's
+   * FabOnDisk too): a blank there made a checkpoint that no reader can open */
+  const char *slash = strrchr(name, '/');
+  BF_CHECK(!strpbrk(slash ? slash + 1 : name, " \t\v\f"), BF_ERROR_VALUE,
+           "the VisMF name '%s' holds a blank in its last component: the header could not name its data file", name);
   return BF_SUCCESS;
 }
 
@@ -42,6 +47,18 @@ static int vm_tmpfile(const char *final, char **out) {
     return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot create a file beside '%s': %s", final, strerror(errno));
   *out = tmp;
   return BF_SUCCESS;
+}
+
+/* Move an existing `final` to a new temporary sibling (*aside; NULL when there is none). */
+static int vm_aside(const char *final, char **aside) {
+  *aside = NULL;
+  BF_CALL(vm_tmpfile(final, aside));
+  if (rename(final, *aside) == 0) return BF_SUCCESS;
+  int e = errno;
+  unlink(*aside);
+  free(*aside), *aside = NULL;
+  if (e == ENOENT) return BF_SUCCESS;
+  return bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot move the previous '%s' aside: %s", final, strerror(e));
 }
 
 int bf_vismf_write(const bf_multifab *mf, const char *name) {
@@ -61,7 +78,8 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
   const char *base = slash ? slash + 1 : name;
   size_t dlen = slash ? (size_t)(slash - name) : 0;
   char *dir = malloc(dlen + 2), *hfinal = vm_cat(name, "_H"), *dtmp = NULL, *dfinal = NULL;
-  char *htmp = NULL, *haside = NULL;
+  char *htmp = NULL, *haside = NULL, *daside = NULL;
+  bool renamed = false;
   char tag[32] = {0};
   int err = BF_SUCCESS, myfile = -1;
   if (!dir || !hfinal) {
@@ -98,54 +116,57 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
     err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
   if ((err = bf_comm_agree(c, err))) goto done;
   /* Publish.  The header is the commit point: readers (boxfab's and AMReX's) open <name>_H, then the data
-   * files it names.  An existing header is first moved to a temporary sibling, so that an old header never
-   * meets new data; then every rank renames the data file it created; then the new header.  A kill at any
-   * moment leaves under the final names a complete checkpoint (old or new) or data without a header, never
-   * a header with the wrong data.  Like AMReX's VisMF::Write, a successful write replaces the previous
-   * checkpoint and keeps no copy (data files of a previous write on more ranks stay, unnamed by the header);
-   * on an error before any data is replaced, the previous header is put back. */
-  if (io) {
-    if (!(err = vm_tmpfile(hfinal, &haside)) && rename(hfinal, haside) != 0) {
-      int e = errno;
-      unlink(haside);
-      free(haside), haside = NULL;
-      if (e != ENOENT)
-        err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot move the previous header '%s' aside: %s", hfinal,
-                           strerror(e));
-    }
-  }
-  if ((err = bf_comm_agree(c, err))) goto done;
-  int renamed = 0;
+   * files it names.  The existing header is first moved to a temporary sibling (rank 0), then every rank that
+   * created a data file moves the previous file of that name aside and renames its new one in, then rank 0
+   * renames the new header.  A kill at any moment leaves under the final names a complete checkpoint (old or
+   * new) or no header, never a header with the wrong data.  A failed rename on any rank puts the previous
+   * files back on every rank (data first, the header only when all its data is back).  Like AMReX's
+   * VisMF::Write, a successful write replaces the previous checkpoint and keeps no copy (data files of a
+   * previous write on more ranks stay, named by no header). */
+  if (io) err = vm_aside(hfinal, &haside);
+  if ((err = bf_comm_agree(c, err))) goto restore;
   if (dtmp) {
-    if (rename(dtmp, dfinal) != 0)
+    if (!(err = vm_aside(dfinal, &daside)) && rename(dtmp, dfinal) != 0) {
       err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
                          strerror(errno));
-    else
-      free(dtmp), dtmp = NULL, renamed = 1;
+    } else if (!err) {
+      free(dtmp), dtmp = NULL, renamed = true;
+    }
   }
-  int e2 = bf_comm_reduce(c, &renamed, 1, BF_CT_INT, BF_OP_MAX, -1);
-  if ((err = bf_comm_agree(c, err ? err : e2))) {
-    /* the previous pair is intact again when no data file was replaced */
-    if (io && haside && !renamed && rename(haside, hfinal) == 0) free(haside), haside = NULL;
-    goto done;
-  }
-  if (io) {
-    if (rename(htmp, hfinal) != 0)
-      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished header to '%s': %s", hfinal,
-                         strerror(errno));
-    else
-      free(htmp), htmp = NULL;
-  }
+  if ((err = bf_comm_agree(c, err))) goto restore;
+  if (io && rename(htmp, hfinal) != 0)
+    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished header to '%s': %s", hfinal,
+                       strerror(errno));
+  else if (io)
+    free(htmp), htmp = NULL;
+  if ((err = bf_comm_agree(c, err))) goto restore;
   /* the renames on the disk too (the files were synced before) */
-  if (!err && (io || myfile >= 0) && bf_sync_parent(hfinal) != 0)
+  if ((io || myfile >= 0) && bf_sync_parent(hfinal) != 0)
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "wrote '%s' but cannot flush its directory to the disk: %s",
                        hfinal, strerror(errno));
   err = bf_comm_agree(c, err);
+  goto done;
+restore: {
+  /* the previous files back under their names: every rank its data, then rank 0 the header when all data is
+   * back (should that fail, it stays in the siblings, never deleted) */
+  if (renamed && !daside) unlink(dfinal); /* new data where there was none before */
+  int back = 1;
+  if (daside) {
+    if (rename(daside, dfinal) == 0)
+      free(daside), daside = NULL;
+    else
+      back = 0;
+  }
+  (void)bf_comm_reduce(c, &back, 1, BF_CT_INT, BF_OP_LAND, -1);
+  if (io && haside && back && rename(haside, hfinal) == 0) free(haside), haside = NULL;
+  free(daside), free(haside), daside = haside = NULL; /* what could not go back stays */
+}
 done:
   if (dtmp) unlink(dtmp);
   if (htmp) unlink(htmp);
   if (haside) unlink(haside);
-  free(dtmp), free(dfinal), free(htmp), free(haside), free(hfinal), free(dir);
+  if (daside) unlink(daside);
+  free(dtmp), free(dfinal), free(htmp), free(haside), free(daside), free(hfinal), free(dir);
   return err;
 }
 

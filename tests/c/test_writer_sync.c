@@ -10,9 +10,11 @@
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "boxfab/particles.h"
@@ -28,6 +30,19 @@ __attribute__((visibility("default"))) int fsync(int fd) {
     return -1;
   }
   return 0; /* the test's files need not reach the disk */
+}
+
+/* rename() too: in a forked child, the k-th call kills the process (_exit) before it renames. */
+static int g_renames, g_crash_at = -1, g_rename_fail_at = -1;
+
+__attribute__((visibility("default"))) int rename(const char *from, const char *to) {
+  int k = g_renames++;
+  if (k == g_crash_at) _exit(0);
+  if (k == g_rename_fail_at) { /* or fails (EIO) */
+    errno = EIO;
+    return -1;
+  }
+  return renameat(AT_FDCWD, from, AT_FDCWD, to);
 }
 
 static char root[256];
@@ -228,6 +243,141 @@ static void test_modes_follow_the_umask(void) {
   bf_multifab_destroy(&x.mf);
 }
 
+/* Every value of every fab (ghost cells included) equals v. */
+static bool all_equal(const bf_multifab *mf, double v) {
+  double mn = 0, mx = 0;
+  bf_intvect ng = bf_multifab_ngrow(mf);
+  for (int c = 0; c < bf_multifab_ncomp(mf); ++c) {
+    if (bf_multifab_min(mf, NULL, c, ng, true, &mn) || bf_multifab_max(mf, NULL, c, ng, true, &mx)) return false;
+    if (mn != v || mx != v) return false;
+  }
+  return true;
+}
+
+/* Kill the writer at each of its renames in turn (a forked child dies just before the k-th rename) while
+ * it replaces an existing checkpoint or plotfile: afterwards the final name holds the
+ * old one, the new one, or nothing -- never a mix.  For VisMF, the old and the new MultiFab differ in
+ * BoxArray and values, so that the previous header with the new data (the old order: data renamed, then
+ * header) cannot pass. */
+static void test_killed_at_every_rename(void) {
+  ctx_t x;
+  memset(&x, 0, sizeof x);
+  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
+  int per[3] = {0, 0, 0};
+  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  bf_boxarray *ba_old = chop_domain(3, 8, 8, 0), *ba_new = chop_domain(3, 8, 4, 0);
+  bf_multifab *mf_old = make_mf(ba_old, 2, 1, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba_new, 2, 2, BF_DTYPE_DOUBLE);
+  BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
+  BFT_OK(bf_multifab_set_val_all(mf_new, -3.5));
+  int counts[2] = {0, 0};
+  for (int which = 0; which < 2; ++which) {
+    for (int k = 0; k < 20; ++k) {
+      clean();
+      /* the previous one, complete */
+      x.mf = mf_old;
+      snprintf(x.path, sizeof x.path, "%s/%s", root, which == 0 ? "chk" : "plt");
+      BFT_OK(which == 0 ? w_vismf(&x) : w_plotfile(&x));
+      pid_t pid = fork();
+      if (pid == 0) {
+        g_renames = 0, g_crash_at = k;
+        x.mf = mf_new;
+        int rc = which == 0 ? w_vismf(&x) : w_plotfile(&x);
+        _exit(rc == BF_SUCCESS ? 3 : 4); /* ran to the end: fewer than k + 1 renames */
+      }
+      int status = 0;
+      waitpid(pid, &status, 0);
+      BFT_CHECK(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3));
+      bool ok = true;
+      if (which == 0) {
+        bf_multifab *back = NULL;
+        if (exists("chk_H")) {
+          ok = bf_vismf_read_new(x.path, &back) == BF_SUCCESS &&
+               ((bf_multifab_size(back) == 1 && all_equal(back, 1.25)) ||
+                (bf_multifab_size(back) == 8 && all_equal(back, -3.5)));
+          bf_multifab_destroy(&back);
+        }
+      } else if (exists("plt")) {
+        bf_plotfile_data *p = NULL;
+        ok = bf_plotfile_data_open(x.path, &p) == BF_SUCCESS;
+        bf_plotfile_data_destroy(&p);
+      }
+      if (!ok) fprintf(stderr, "%s killed at rename %d: a broken one under the final name (%s)\n",
+                       which == 0 ? "VisMF" : "plotfile", k, bf_error_message());
+      BFT_CHECK(ok);
+      bf_error_clear();
+      if (WEXITSTATUS(status) == 3) break;
+      ++counts[which];
+    }
+  }
+  BFT_CHECK(counts[0] >= 2 && counts[1] >= 2); /* each was killed at two renames or more */
+  x.mf = NULL;
+  bf_multifab_destroy(&mf_old), bf_multifab_destroy(&mf_new);
+  bf_boxarray_destroy(&ba_old), bf_boxarray_destroy(&ba_new);
+  clean();
+}
+
+/* A rename that fails while a writer replaces an existing plotfile / checkpoint / particle directory:
+ * an I/O error, and the previous one is back under its name, unchanged, with no debris beside it. */
+static void test_failed_rename_restores_the_previous_one(void) {
+  ctx_t x;
+  memset(&x, 0, sizeof x);
+  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
+  int per[3] = {0, 0, 0};
+  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  bf_boxarray *ba = chop_domain(3, 8, 4, 0);
+  bf_multifab *mf_old = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE);
+  BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
+  BFT_OK(bf_multifab_set_val_all(mf_new, -3.5));
+  bf_playout lay = {3, true, 0, 0, 3, 0};
+  BFT_OK(bf_pc_create(&lay, NULL, &x.pc));
+  bf_distmap *dm = dm_for(ba);
+  BFT_OK(bf_pc_define(x.pc, 1, &x.geom, &ba, &dm, NULL));
+  for (int which = 0; which < 3; ++which) {
+    const char *what = which == 0 ? "plotfile" : which == 1 ? "VisMF" : "particles";
+    for (int k = 0; k < 3; ++k) {
+      clean();
+      x.mf = mf_old;
+      snprintf(x.path, sizeof x.path, "%s/%s", root, which == 1 ? "chk" : "plt");
+      BFT_OK(which == 0 ? w_plotfile(&x) : which == 1 ? w_vismf(&x) : w_particles(&x));
+      x.mf = mf_new;
+      g_renames = 0, g_rename_fail_at = k;
+      bf_error_clear();
+      int rc = which == 0 ? w_plotfile(&x) : which == 1 ? w_vismf(&x) : w_particles(&x);
+      g_rename_fail_at = -1;
+      if (g_renames <= k) { /* fewer renames than k + 1: it succeeded */
+        BFT_OK(rc);
+        break;
+      }
+      bool dot = false, ok = rc == BF_ERROR_IO && strstr(bf_error_message(), root) &&
+                            entries(&dot) == (which == 1 ? 2 : 1) && !dot;
+      if (which == 0) {
+        bf_plotfile_data *p = NULL;
+        bf_multifab *got = NULL;
+        ok = ok && bf_plotfile_data_open(x.path, &p) == BF_SUCCESS && bf_plotfile_data_get(p, 0, -1, &got) == 0 &&
+             all_equal(got, 1.25);
+        bf_multifab_destroy(&got);
+        bf_plotfile_data_destroy(&p);
+      } else if (which == 1) {
+        bf_multifab *got = NULL;
+        ok = ok && bf_vismf_read_new(x.path, &got) == BF_SUCCESS && all_equal(got, 1.25);
+        bf_multifab_destroy(&got);
+      } else {
+        ok = ok && exists("parts/Header");
+      }
+      if (!ok) fprintf(stderr, "%s, rename %d failing: rc %d, \"%s\"\n", what, k, rc, bf_error_message());
+      BFT_CHECK(ok);
+      bf_error_clear();
+    }
+  }
+  bf_pc_destroy(&x.pc);
+  bf_distmap_destroy(&dm);
+  bf_boxarray_destroy(&ba);
+  bf_multifab_destroy(&mf_old), bf_multifab_destroy(&mf_new);
+  clean();
+}
+
 int main(void) {
   uint64_t id;
   bf_runtime_initialize(0, NULL, &id);
@@ -235,6 +385,8 @@ int main(void) {
   if (!mkdtemp(root)) return 1;
   BFT_RUN(test_every_writer_syncs_and_reports_fsync_errors);
   BFT_RUN(test_modes_follow_the_umask);
+  BFT_RUN(test_killed_at_every_rename);
+  BFT_RUN(test_failed_rename_restores_the_previous_one);
   rmdir(root);
   (void)id;
   bf_runtime_finalize();
