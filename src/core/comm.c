@@ -449,3 +449,28 @@ int bf_comm_alltoall_i64(const bf_comm *c, const int64_t *send, int64_t *recv) {
 #endif
   return BF_SUCCESS;
 }
+
+/* ---- agreement on the outcome of a collective step (added for the distributed I/O) -------- */
+
+int bf_comm_agree(const bf_comm *c, int err) {
+  int size = bf_comm_size(c), me = bf_comm_rank(c);
+  if (size == 1) return err;
+  int first = err ? me : size;
+  int e = bf_comm_reduce(c, &first, 1, BF_CT_INT, BF_OP_MIN, -1);
+  if (e) return err ? err : e;
+  if (first == size) return BF_SUCCESS;
+  struct {
+    int code;
+    char msg[1000];
+  } m;
+  memset(&m, 0, sizeof m);
+  if (me == first) {
+    m.code = err;
+    snprintf(m.msg, sizeof m.msg, "%s", bf_error_message());
+  }
+  e = bf_comm_bcast(c, &m, sizeof m, first);
+  if (me == first) return err;
+  if (e) return err ? err : e;
+  m.msg[sizeof m.msg - 1] = '\0';
+  return bf_error_set(m.code ? m.code : BF_ERROR_RUNTIME, __func__, "%s", m.msg);
+}

@@ -123,4 +123,14 @@ void bf_comm_free(bf_comm *c);
 /* Fortran handle of c's MPI communicator (BF_ERROR_RUNTIME for the serial one). */
 int bf_comm_fortran_handle(const bf_comm *c, int64_t *comm_f);
 
+
+/* ---- agreement (collective) ------------------------------------------------------------- */
+
+/* Every rank passes its own result of a step that all ranks took: all return
+ * BF_SUCCESS when every rank succeeded, else every rank returns the error of
+ * the lowest failing rank with its message (the others' own errors are
+ * replaced by it), so that a failure on one rank raises the same exception
+ * everywhere and no rank goes on alone.  Returns err unchanged on one rank. */
+int bf_comm_agree(const bf_comm *c, int err);
+
 #endif

@@ -34,24 +34,97 @@ void pp_entry_free(pp_entry *e) {
   memset(e, 0, sizeof *e);
 }
 
+/* ---- the hash index ----------------------------------------------------------------
+ * pp_table holds the entries (sorted by name on demand for name_at / pretty);
+ * pp_index maps a name to its position there: open addressing with linear
+ * probing over a power-of-two number of slots, at most half of them used
+ * (live or removed), so that add / query / remove take O(1) on average (a
+ * linear scan made 80k distinct keys take 6 s to add).  When memory for the
+ * index runs out, lookups fall back to the scan and the next change rebuilds
+ * it: the index is never needed for correctness. */
+enum { PP_EMPTY = -1, PP_GONE = -2 };
+typedef struct {
+  uint64_t hash;
+  int at; /* position in pp_table, PP_EMPTY or PP_GONE */
+} pp_slot;
+static pp_slot *pp_index;
+static size_t pp_index_cap, pp_index_used; /* slots; live + removed */
+
+static uint64_t pp_hash(const char *s) { /* FNV-1a, 64 bits */
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static void pp_index_drop(void) {
+  free(pp_index);
+  pp_index = NULL;
+  pp_index_cap = pp_index_used = 0;
+}
+
+/* Put position `at` (its name hashes to h) into a free slot; room is guaranteed by the caller. */
+static void pp_index_insert(uint64_t h, int at) {
+  size_t mask = pp_index_cap - 1, i = (size_t)h & mask;
+  while (pp_index[i].at >= 0) i = (i + 1) & mask;
+  if (pp_index[i].at == PP_EMPTY) ++pp_index_used;
+  pp_index[i].hash = h, pp_index[i].at = at;
+}
+
+/* Rebuild the index from pp_table with room for `want` entries; false (and no index) when out of memory. */
+static bool pp_index_rebuild(size_t want) {
+  size_t cap = 16;
+  while (cap < 2 * want + 2) cap *= 2;
+  pp_slot *t = cap == pp_index_cap ? pp_index : malloc(cap * sizeof *t);
+  if (!t) {
+    pp_index_drop();
+    return false;
+  }
+  if (t != pp_index) free(pp_index);
+  pp_index = t, pp_index_cap = cap, pp_index_used = 0;
+  for (size_t i = 0; i < cap; ++i) t[i].hash = 0, t[i].at = PP_EMPTY;
+  for (int k = 0; k < pp_size; ++k) pp_index_insert(pp_hash(pp_table[k].name), k);
+  return true;
+}
+
+/* The slot holding position `at` of a name hashing to h. */
+static size_t pp_slot_of(uint64_t h, int at) {
+  size_t mask = pp_index_cap - 1, i = (size_t)h & mask;
+  while (pp_index[i].at != at) i = (i + 1) & mask;
+  return i;
+}
+
 static int pp_find(const char *name) {
   if (!name) return -1;
-  for (int i = 0; i < pp_size; ++i)
-    if (strcmp(pp_table[i].name, name) == 0) return i;
+  if (!pp_index && pp_size > 0) (void)pp_index_rebuild((size_t)pp_size);
+  if (!pp_index) {
+    for (int i = 0; i < pp_size; ++i)
+      if (strcmp(pp_table[i].name, name) == 0) return i;
+    return -1;
+  }
+  uint64_t h = pp_hash(name);
+  size_t mask = pp_index_cap - 1;
+  for (size_t i = (size_t)h & mask; pp_index[i].at != PP_EMPTY; i = (i + 1) & mask)
+    if (pp_index[i].at >= 0 && pp_index[i].hash == h && strcmp(pp_table[pp_index[i].at].name, name) == 0)
+      return pp_index[i].at;
   return -1;
 }
 
 int pp_table_put(pp_entry *e) {
   int at = pp_find(e->name);
-  if (at >= 0) {
+  if (at >= 0) { /* the last definition wins: same name, same slot */
     pp_entry_free(&pp_table[at]);
     pp_table[at] = *e;
     memset(e, 0, sizeof *e);
     return BF_SUCCESS;
   }
+  if (pp_size == INT_MAX) {
+    int ierr = bf_error_set(BF_ERROR_OVERFLOW, __func__, "too many parameters adding %.200s", e->name);
+    pp_entry_free(e);
+    return ierr;
+  }
   if (pp_size == pp_capacity) {
-    int cap = pp_capacity ? 2 * pp_capacity : 16;
-    pp_entry *t = cap > pp_capacity ? realloc(pp_table, (size_t)cap * sizeof *t) : NULL;
+    int cap = pp_capacity > INT_MAX / 2 ? INT_MAX : pp_capacity ? 2 * pp_capacity : 16;
+    pp_entry *t = realloc(pp_table, (size_t)cap * sizeof *t);
     if (!t) {
       int ierr = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory adding parameter %.200s", e->name);
       pp_entry_free(e);
@@ -63,6 +136,11 @@ int pp_table_put(pp_entry *e) {
   pp_table[pp_size++] = *e;
   memset(e, 0, sizeof *e);
   pp_sorted = false;
+  /* index it (at most half the slots in use); out of memory: the scan takes over until the next rebuild */
+  if (pp_index && 2 * (pp_index_used + 1) <= pp_index_cap)
+    pp_index_insert(pp_hash(pp_table[pp_size - 1].name), pp_size - 1);
+  else
+    (void)pp_index_rebuild((size_t)pp_size);
   return BF_SUCCESS;
 }
 
@@ -506,7 +584,10 @@ static int pp_cmp(const void *a, const void *b) {
 }
 
 static void pp_sort(void) {
-  if (!pp_sorted && pp_size > 1) qsort(pp_table, (size_t)pp_size, sizeof *pp_table, pp_cmp);
+  if (!pp_sorted && pp_size > 1) {
+    qsort(pp_table, (size_t)pp_size, sizeof *pp_table, pp_cmp);
+    if (pp_index) (void)pp_index_rebuild((size_t)pp_size); /* every position moved */
+  }
   pp_sorted = true;
 }
 
@@ -541,8 +622,14 @@ int bf_parmparse_pretty(char **text) {
 int bf_parmparse_remove(const char *name) {
   int at = pp_find(name);
   if (at < 0) return 0;
+  int last = pp_size - 1;
+  if (pp_index) {
+    pp_index[pp_slot_of(pp_hash(name), at)].at = PP_GONE;
+    if (at != last) pp_index[pp_slot_of(pp_hash(pp_table[last].name), last)].at = at;
+  }
   pp_entry_free(&pp_table[at]);
-  pp_table[at] = pp_table[--pp_size];
+  pp_table[at] = pp_table[last];
+  --pp_size;
   pp_sorted = false;
   return 1;
 }
@@ -553,4 +640,5 @@ void bf_parmparse_clear(void) {
   pp_table = NULL;
   pp_size = pp_capacity = 0;
   pp_sorted = true;
+  pp_index_drop();
 }

@@ -7,6 +7,7 @@
  * matching Vector_* types.  The on-disk precision is AMReX's: the run-time
  * parameter fab.format ("NATIVE" / "IEEE" = float64, "NATIVE_32" / "IEEE_32"
  * = float32), read at each write. */
+#include <limits.h>
 #include <string.h>
 
 #include "bfpy.h"
@@ -109,22 +110,19 @@ static int pf_common_args(PyObject *const *a, pf_common *c, const char **path, c
   return pf_precision(&c->opt.precision);
 }
 
+/* A path (str, bytes or os.PathLike) as the bytes the file system sees: os.fsencode's rules, so that
+ * names that are not UTF-8 (str with surrogate escapes from os.listdir, or bytes) name their file, as
+ * in open() and the particle writers (they raised UnicodeEncodeError). */
 static PyObject *pf_fspath(PyObject *o) {
-  PyObject *p = PyOS_FSPath(o);
-  if (!p) return NULL;
-  if (PyBytes_Check(p)) {
-    PyObject *s = PyUnicode_DecodeFSDefaultAndSize(PyBytes_AS_STRING(p), PyBytes_GET_SIZE(p));
-    Py_DECREF(p);
-    return s;
-  }
-  return p;
+  PyObject *b = NULL;
+  if (!PyUnicode_FSConverter(o, &b)) return NULL;
+  return b;
 }
 
 static const char *pf_path_utf8(PyObject *p) {
-  Py_ssize_t len;
-  const char *s = PyUnicode_AsUTF8AndSize(p, &len);
-  if (s && (Py_ssize_t)strlen(s) != len) {
-    PyErr_SetString(PyExc_ValueError, "plotfilename holds a NUL character");
+  const char *s = PyBytes_AS_STRING(p);
+  if ((Py_ssize_t)strlen(s) != PyBytes_GET_SIZE(p)) {
+    PyErr_SetString(PyExc_ValueError, "the path holds a NUL character");
     return NULL;
   }
   return s;
@@ -152,9 +150,11 @@ static PyObject *pf_write_single(PyObject *self, PyObject *const *args, Py_ssize
   if (!(path = pf_fspath(a[0]))) goto done;
   const char *p = pf_path_utf8(path);
   if (!p) goto done;
-  int nv = (int)PyTuple_GET_SIZE(c.names), st;
-  Py_BEGIN_ALLOW_THREADS st = bf_write_single_level_plotfile(p, mf, nv, c.cnames, &geom, time, step, &c.opt);
-  Py_END_ALLOW_THREADS if (st) {
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int nv = (int)PyTuple_GET_SIZE(c.names);
+  int st = bf_write_single_level_plotfile(p, mf, nv, c.cnames, &geom, time, step, &c.opt);
+  if (st) {
     bfpy_raise(st);
     goto done;
   }
@@ -225,10 +225,11 @@ static PyObject *pf_write_multi(PyObject *self, PyObject *const *args, Py_ssize_
   if (!(path = pf_fspath(a[0]))) goto done;
   const char *p = pf_path_utf8(path);
   if (!p) goto done;
-  int nv = (int)PyTuple_GET_SIZE(c.names), st;
-  Py_BEGIN_ALLOW_THREADS st =
-      bf_write_multi_level_plotfile(p, nlevels, mfs, nv, c.cnames, geoms, time, steps, rr, &c.opt);
-  Py_END_ALLOW_THREADS if (st) {
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int nv = (int)PyTuple_GET_SIZE(c.names);
+  int st = bf_write_multi_level_plotfile(p, nlevels, mfs, nv, c.cnames, geoms, time, steps, rr, &c.opt);
+  if (st) {
     bfpy_raise(st);
     goto done;
   }
@@ -532,9 +533,10 @@ static PyObject *vm_write(PyObject *cls, PyObject *const *args, Py_ssize_t nargs
     Py_DECREF(path);
     return NULL;
   }
-  int st;
-  Py_BEGIN_ALLOW_THREADS st = bf_vismf_write(mf, p);
-  Py_END_ALLOW_THREADS Py_DECREF(path);
+  /* The GIL stays held: the MultiFab belongs to the caller, and another thread's mf.clear() (or define)
+   * during the write freed the data under it (a segfault).  Files of new objects release it below. */
+  int st = bf_vismf_write(mf, p);
+  Py_DECREF(path);
   if (st) return bfpy_raise(st);
   Py_RETURN_NONE;
 }
@@ -560,9 +562,8 @@ static PyObject *vm_read(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
   }
   int st;
   bf_multifab *fresh = NULL;
-  if (mf) {
-    Py_BEGIN_ALLOW_THREADS st = bf_vismf_read(mf, p);
-    Py_END_ALLOW_THREADS
+  if (mf) { /* into the caller's MultiFab: the GIL stays held (see VisMF.Write) */
+    st = bf_vismf_read(mf, p);
   } else {
     Py_BEGIN_ALLOW_THREADS st = bf_vismf_read_new(p, &fresh);
     Py_END_ALLOW_THREADS
@@ -587,7 +588,30 @@ static PyObject *vm_read(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
   return o;
 }
 
+static PyObject *vm_set_noutfiles(PyObject *cls, PyObject *arg) {
+  (void)cls;
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  if (n < 1 || n > INT_MAX) {
+    PyErr_Format(PyExc_ValueError, "VisMF.SetNOutFiles(): the number of files must be in [1, %d], got %ld", INT_MAX,
+                 n);
+    return NULL;
+  }
+  if (bfpy_check(bf_vismf_set_noutfiles((int)n))) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *vm_get_noutfiles(PyObject *cls, PyObject *unused) {
+  (void)cls, (void)unused;
+  return PyLong_FromLong(bf_vismf_get_noutfiles());
+}
+
 static PyMethodDef vm_methods[] = {
+    {"SetNOutFiles", (PyCFunction)vm_set_noutfiles, METH_CLASS | METH_O,
+     "SetNOutFiles(n: int) -> None: the most data files a MultiFab is written to across MPI ranks (AMReX's "
+     "VisMF::SetNOutFiles; 256 by default); used by VisMF.Write and the plotfile writers"},
+    {"GetNOutFiles", (PyCFunction)vm_get_noutfiles, METH_CLASS | METH_NOARGS,
+     "GetNOutFiles() -> int: see SetNOutFiles"},
     {"Write", (PyCFunction)(void (*)(void))vm_write, METH_CLASS | METH_FASTCALL | METH_KEYWORDS,
      "Write(mf: MultiFab, name: str) -> None: write <name>_H and <name>_D_00000 in AMReX's VisMF format "
      "(version 1, ghost cells included, native float64)"},

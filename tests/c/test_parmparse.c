@@ -302,6 +302,63 @@ static void test_pretty(void) {
   bf_parmparse_clear();
 }
 
+/* Many keys through the hash index: random adds (the last definition wins), removals and lookups
+ * against a plain array model, with name_at (which sorts the table) in between. */
+static void test_many_keys(void) {
+  enum { NAMES = 20000, OPS = 120000 };
+  bf_parmparse_clear();
+  static int64_t model[NAMES];
+  static bool present[NAMES];
+  memset(present, 0, sizeof present);
+  uint64_t rng = 88172645463325252ull;
+  int live = 0, bad = 0;
+  char name[32];
+  for (int op = 0; op < OPS; ++op) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    int k = (int)(rng % NAMES), what = (int)((rng >> 32) % 10);
+    snprintf(name, sizeof name, "many.k%d", k);
+    if (what < 6) {
+      int64_t v = (int64_t)(rng >> 20) - op;
+      BFT_OK(bf_parmparse_add_ints(name, 1, &v));
+      live += !present[k], present[k] = true, model[k] = v;
+    } else if (what < 8) {
+      int r = bf_parmparse_remove(name);
+      bad += r != (present[k] ? 1 : 0);
+      live -= present[k], present[k] = false;
+    } else {
+      bool found = false;
+      int64_t v = 0;
+      BFT_OK(bf_parmparse_query_int64(name, 0, &found, &v));
+      bad += found != present[k] || (found && v != model[k]);
+    }
+    if (op % 25000 == 0 && bf_parmparse_size() > 0) BFT_CHECK(bf_parmparse_name_at(0) != NULL); /* sorts */
+  }
+  BFT_CHECK(bad == 0);
+  BFT_CHECK(bf_parmparse_size() == live);
+  for (int k = 0; k < NAMES; ++k) {
+    snprintf(name, sizeof name, "many.k%d", k);
+    bool found = false;
+    int64_t v = 0;
+    BFT_OK(bf_parmparse_query_int64(name, 0, &found, &v));
+    bad += found != present[k] || (found && v != model[k]) || bf_parmparse_count(name) != (present[k] ? 1 : -1);
+  }
+  BFT_CHECK(bad == 0);
+  /* name_at: every live name once, in strcmp order (as before the index) */
+  for (int i = 1; i < bf_parmparse_size(); ++i) bad += strcmp(bf_parmparse_name_at(i - 1), bf_parmparse_name_at(i)) >= 0;
+  BFT_CHECK(bad == 0);
+  /* after the sort every lookup still lands on its own entry; removing all empties the table */
+  for (int k = 0; k < NAMES; ++k) {
+    snprintf(name, sizeof name, "many.k%d", k);
+    bad += bf_parmparse_remove(name) != (present[k] ? 1 : 0);
+  }
+  BFT_CHECK(bad == 0 && bf_parmparse_size() == 0);
+  int64_t one = 1;
+  BFT_OK(bf_parmparse_add_ints("many.again", 1, &one));
+  BFT_CHECK(geti("many.again", 0) == 1 && bf_parmparse_size() == 1);
+  bf_parmparse_clear();
+  BFT_CHECK(bf_parmparse_count("many.again") == -1 && bf_parmparse_size() == 0);
+}
+
 int main(void) {
   strcpy(tmpdir, "/tmp/bf_pp_XXXXXX");
   if (!mkdtemp(tmpdir)) return 2;
@@ -314,6 +371,7 @@ int main(void) {
   BFT_RUN(test_expressions);
   BFT_RUN(test_initialize_reads_inputs_file_first);
   BFT_RUN(test_pretty);
+  BFT_RUN(test_many_keys);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
   if (system(cmd) != 0) return 2;

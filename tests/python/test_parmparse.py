@@ -445,6 +445,38 @@ def test_to_dict_and_pretty_print(amr, capsys):
     assert pp.pretty_text() == out
 
 
+def test_many_keys_against_a_dict(amr3, capsys):
+    """30k operations on 8000 names (adds, redefinitions, removals, lookups) through the hash index,
+    checked against a dict; to_dict and pretty_print give every live key once, sorted as before."""
+    import random
+    pp, pre = fresh(amr3)
+    rnd = random.Random(7)
+    model = {}
+    for op in range(30000):
+        k = f"k{rnd.randrange(8000)}"
+        r = rnd.random()
+        if r < 0.55:
+            model[k] = op
+            pp.add(k, op)
+        elif r < 0.75:
+            assert pp.remove(k) == (1 if model.pop(k, None) is not None else 0), k
+        else:
+            assert pp.query_int(k) == ((True, model[k]) if k in model else (False, 0)), k
+        if op % 7000 == 0:
+            assert amr3.ParmParse().to_dict().get(pre, {}) == model      # sorts the table in between
+    assert amr3.ParmParse().to_dict()[pre] == model
+    for k in (f"k{i}" for i in range(8000)):
+        assert pp.contains(k) == (k in model)
+        if k in model:
+            assert pp.get_int(k) == model[k]
+    pp.pretty_print()
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(pre + ".")]
+    assert lines == sorted(f"{pre}.{k} = {v}" for k, v in model.items())
+    for k in list(model):
+        assert pp.remove(k) == 1
+    assert pre not in amr3.ParmParse().to_dict()
+
+
 def test_concurrent_threads_keep_the_store_consistent(amr3):
     pp, pre = fresh(amr3)
     errors = []

@@ -3,8 +3,8 @@
 (write -> restart, checkpoint -> restart) for pure SoA and legacy layouts in 1D/2D/3D with run-time
 components, errors naming the file, and a fuzz of the Header / Particle_H readers.
 
-The AMReX fixture is /work/shared/fixtures/amrex-plotfiles (or $BOXFAB_AMREX_FIXTURES); its tests
-skip where it is absent.  The expected layout of the files is parsed here with NumPy from the format's
+The AMReX fixture is tests/fixtures/amrex-plotfiles (or $BOXFAB_AMREX_FIXTURES); its tests
+fail where it is absent.  The expected layout of the files is parsed here with NumPy from the format's
 description (PLOTFILE.md), independently of boxfab's reader."""
 import os
 import shutil
@@ -14,9 +14,7 @@ import pytest
 
 from mfhelp import ensure_init
 
-FIX = os.environ.get("BOXFAB_AMREX_FIXTURES", "/work/shared/fixtures/amrex-plotfiles")
-needs_fixture = pytest.mark.skipif(not os.path.isdir(os.path.join(FIX, "plt_mesh", "particles")),
-                                   reason="AMReX particle fixture not available")
+from amrex_fixture import ROOT as FIX, needs_fixture
 
 
 def dim_of(amr):

@@ -15,22 +15,11 @@ import pytest
 import boxfab.space1d as amr1
 import boxfab.space2d as amr2
 import boxfab.space3d as amr
+from amrex_fixture import MESH as FIXTURE, needs_fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def find_fixture():
-    """plt_mesh in the project's shared/ folder: $BOXFAB_SHARED, beside or inside the checkout, /work/shared."""
-    root = os.path.dirname(os.path.dirname(HERE))
-    for base in (os.environ.get("BOXFAB_SHARED", ""), os.path.join(root, "shared"),
-                 os.path.join(os.path.dirname(root), "shared"), "/work/shared"):
-        path = os.path.join(base, "fixtures", "amrex-plotfiles", "plt_mesh")
-        if base and os.path.isdir(path):
-            return path
-    return "/work/shared/fixtures/amrex-plotfiles/plt_mesh"
-
-
-FIXTURE = find_fixture()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -68,7 +57,7 @@ def listing(path):
 
 
 # ---- the same bytes as AMReX ---------------------------------------------------------------------
-@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
+@needs_fixture
 @pytest.mark.parametrize("varnames", [lambda: amr.Vector_string(["rho", "temp"]), lambda: ["rho", "temp"]])
 def test_single_level_same_bytes_as_amrex(tmp_path, varnames):
     mf, geom = fixture_mf()
@@ -101,7 +90,7 @@ def read_fabs(path, ncomp, dtype="<f8"):
     return out
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
+@needs_fixture
 def test_float32_data_and_descriptor(tmp_path):
     mf, geom = fixture_mf()
     pp = amr.ParmParse("fab")
@@ -321,7 +310,7 @@ def complete(path):
                             shallow=False))
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
+@needs_fixture
 def test_sigkill_never_leaves_a_partial_plotfile(tmp_path):
     rng = np.random.default_rng(11)
     out = str(tmp_path / "plt")
@@ -342,7 +331,7 @@ def test_sigkill_never_leaves_a_partial_plotfile(tmp_path):
 
 
 # ---- PlotFileData ---------------------------------------------------------------------------------
-@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
+@needs_fixture
 def test_plotfiledata_reads_the_amrex_fixture():
     p = amr.PlotFileData(FIXTURE)
     assert (p.spaceDim(), p.time(), p.finestLevel(), p.refRatio(0), p.levelStep(0), p.coordSys()) == (3, 1.5, 0, 0, 7, 0)
@@ -446,7 +435,7 @@ def copy_plotfile(src, dst):
             os.chmod(os.path.join(root, f), 0o644)
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURE), reason="the AMReX fixture is not on this machine")
+@needs_fixture
 def test_malformed_files_name_the_file_and_line(tmp_path):
     bad = str(tmp_path / "bad")
     copy_plotfile(FIXTURE, bad)
@@ -526,3 +515,28 @@ def test_random_bytes_never_crash(tmp_path):
         open(cd, "wb").write(bytes(bad))
         with pytest.raises(ValueError, match="Cell_D_00000"):
             amr.PlotFileData(good).get(0)
+
+
+# ---- the fixture is part of the repository ------------------------------------------------------
+def test_amrex_fixture_is_in_the_repository():
+    """CI runs a clean clone: the AMReX-written files must be there, not on this machine only."""
+    import amrex_fixture
+    repo_copy = os.path.join(os.path.dirname(HERE), "fixtures", "amrex-plotfiles")
+    for f in amrex_fixture.FILES:
+        assert os.path.isfile(os.path.join(repo_copy, f)), f
+    assert os.path.getsize(os.path.join(repo_copy, "plt_mesh/Level_0/Cell_D_00000")) == 525012
+    assert "AMReX 24.10" in open(os.path.join(repo_copy, "PROVENANCE.md")).read()
+
+
+def test_tests_fail_not_skip_without_the_fixture(tmp_path):
+    """Pointed at an empty folder, the fixture tests fail (naming the missing files) rather than skip."""
+    env = dict(os.environ, BOXFAB_AMREX_FIXTURES=str(tmp_path / "nowhere"))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+                        os.path.join(HERE, "test_plotfile.py") + "::test_plotfiledata_reads_the_amrex_fixture",
+                        os.path.join(HERE, "test_particle_io.py") + "::test_restart_amrex_pure_soa"],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=str(tmp_path))
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    summary = [line for line in r.stdout.splitlines() if line.strip()][-1]
+    assert summary.startswith("2 failed in"), out          # no skip, no setup error
+    assert "the AMReX fixture is incomplete" in out and "nowhere" in out, out

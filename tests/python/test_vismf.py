@@ -346,3 +346,173 @@ def test_disk_full_leaves_no_file(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "OSError" in r.stderr and "chk_D_00000" in r.stderr, r.stderr
     assert os.listdir(tmp_path) == []
+
+
+# ---- crash safety: SIGKILL at 50 random moments ----------------------------------------------------
+KILL_CHILD = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {here!r})
+    import boxfab.space3d as amr
+    amr.initialize(["amrex.verbose=0"])
+    from test_vismf import kill_test_mfs
+    mfs = kill_test_mfs()
+    sys.stdout.write("ready\\n"); sys.stdout.flush()
+    for i in range(100000):
+        amr.VisMF.Write(mfs[i % 2], {name!r})
+    """)
+
+
+def kill_test_mfs():
+    """Two checkpoints that differ in everything: BoxArray (27 vs 8 boxes), ghost width and bits, so that
+    a header of one with the data of the other cannot read back as either."""
+    a = make_mf(amr, 3, ncomp=2, ngrow=1, n=15, seed=21)          # max_size 5: 27 boxes
+    dom = amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(15, 15, 15))
+    ba = amr.BoxArray(dom)
+    ba.max_size(8)
+    b = amr.MultiFab(ba, amr.DistributionMapping(ba), 2, 2)
+    rng = np.random.default_rng(22)
+    for mfi in b:
+        x = b.array(mfi).to_numpy()
+        x[...] = rng.integers(0, 2**64, size=x.shape, dtype="u8").view("f8")
+    return a, b
+
+
+def test_sigkill_never_leaves_a_partial_checkpoint(tmp_path):
+    """A writer that rewrites one checkpoint in a loop, alternating two different MultiFabs, is killed
+    with SIGKILL at 50 random moments.  Afterwards, under the final names there is either no header, or
+    a header that reads back bit for bit as one of the two MultiFabs; anything else is a temporary
+    sibling (a dot file)."""
+    import signal
+    import time
+    expect = kill_test_mfs()
+    name = str(tmp_path / "chk")
+    code = KILL_CHILD.format(here=HERE, name=name)
+    rng = np.random.default_rng(11)
+    seen = {"none": 0, 0: 0, 1: 0}
+    for trial in range(50):
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert p.stdout.readline() == b"ready\n", p.stderr.read()
+        time.sleep(float(rng.uniform(0.0, 0.05)))
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        p.stdout.close(), p.stderr.close()
+        names = os.listdir(tmp_path)
+        for n in names:
+            assert n in ("chk_H", "chk_D_00000") or (n.startswith(".chk_") and ".tmp." in n), (trial, n)
+        if "chk_H" not in names:
+            seen["none"] += 1
+            continue
+        assert "chk_D_00000" in names, trial
+        got = amr.VisMF.Read(name)                # a complete one: reads without error ...
+        which = 0 if got.box_array().size == expect[0].box_array().size else 1
+        assert_same_bits(expect[which], got)      # ... and is one of the two, bit for bit
+        seen[which] += 1
+    assert seen[0] + seen[1] > 0, seen            # the test did see finished checkpoints
+    # the temporary siblings are the only debris; a later write still works and cleans nothing it must not
+    amr.VisMF.Write(expect[0], name)
+    assert_same_bits(expect[0], amr.VisMF.Read(name))
+
+
+def test_failed_data_rename_keeps_the_previous_checkpoint(tmp_path):
+    """When the data cannot be put in place (here <name>_D_00000 is a directory), OSError names it and
+    the previous checkpoint is untouched."""
+    a = make_mf(amr, 3, ncomp=1, ngrow=1, n=6, seed=1)
+    name = str(tmp_path / "chk")
+    amr.VisMF.Write(a, name)
+    before = {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)}
+    os.rename(tmp_path / "chk_D_00000", tmp_path / "keep")
+    os.mkdir(tmp_path / "chk_D_00000")
+    with pytest.raises(OSError, match="chk_D_00000"):
+        amr.VisMF.Write(make_mf(amr, 3, ncomp=1, ngrow=1, n=6, seed=2), name)
+    os.rmdir(tmp_path / "chk_D_00000")
+    os.rename(tmp_path / "keep", tmp_path / "chk_D_00000")
+    assert {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)} == before
+    assert_same_bits(a, amr.VisMF.Read(name))
+
+
+def test_clear_from_another_thread_during_a_write_does_not_crash():
+    """VisMF.Write / Read(mf, name) and the plotfile writers used to release the GIL while reading the
+    caller's MultiFab: mf.clear() in another thread freed the data under the writer (a segfault).  In a
+    child process: every write either completes (and reads back) or raises; the process exits cleanly."""
+    code = textwrap.dedent("""
+        import os, tempfile, threading, time
+        import numpy as np
+        import boxfab.space3d as amr
+        amr.initialize(["amrex.verbose=0"])
+        d = tempfile.mkdtemp()
+        outcomes = set()
+        for trial in range(12):
+            ba = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(95, 95, 95)))
+            ba.max_size(32)
+            mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 2, 1)
+            mf.set_val(float(trial))
+            def work():
+                try:
+                    if trial % 3 == 0:
+                        amr.write_single_level_plotfile(os.path.join(d, "plt"), mf, ["a", "b"],
+                            amr.Geometry(ba.minimal_box(), amr.RealBox([0, 0, 0], [1, 1, 1]), 0, [0, 0, 0]), 0.0, 0)
+                    elif trial % 3 == 1:
+                        amr.VisMF.Write(mf, os.path.join(d, "chk"))
+                        back = amr.VisMF.Read(os.path.join(d, "chk"))
+                        assert back.min(0) == back.max(0) == float(trial)
+                    else:
+                        amr.VisMF.Read(mf, os.path.join(d, "chk"))
+                    outcomes.add("done")
+                except RuntimeError as e:
+                    outcomes.add("RuntimeError")
+            t = threading.Thread(target=work)
+            t.start()
+            time.sleep(0.001 * (trial % 4))
+            mf.clear()
+            t.join()
+        print("ok", sorted(outcomes))
+        amr.finalize()
+        """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr[-2000:])
+    assert r.stdout.startswith("ok"), r.stdout
+
+
+def test_paths_that_are_not_utf8_and_nul(tmp_path):
+    """Paths follow os.fsencode (as open() and the particle writers): bytes and str with surrogate escapes
+    name the file they say (they raised UnicodeEncodeError); a NUL is a ValueError; nothing is written."""
+    if sys.getfilesystemencoding().lower() not in ("utf-8", "utf8"):
+        pytest.skip("needs a UTF-8 file system encoding")
+    a = make_mf(amr, 3, ncomp=1, ngrow=1, n=6, seed=3)
+    raw = os.fsencode(str(tmp_path)) + b"/chk\xff"
+    amr.VisMF.Write(a, raw)
+    assert os.path.exists(raw + b"_H") and os.path.exists(raw + b"_D_00000")
+    assert_same_bits(a, amr.VisMF.Read(os.fsdecode(raw)))              # str with a surrogate escape
+    geom = amr.Geometry(a.box_array().minimal_box(), amr.RealBox([0, 0, 0], [1, 1, 1]), 0, [0, 0, 0])
+    plt = os.fsencode(str(tmp_path)) + b"/plt\xfe"
+    amr.write_single_level_plotfile(os.fsdecode(plt), a, ["a"], geom, 0.0, 0)
+    assert os.path.isdir(plt) and amr.PlotFileData(plt).nComp() == 1
+    for bad in (str(tmp_path / "x\0y"), os.fsencode(str(tmp_path)) + b"/x\0y"):
+        with pytest.raises(ValueError):
+            amr.VisMF.Write(a, bad)
+        with pytest.raises(ValueError):
+            amr.write_single_level_plotfile(bad, a, ["a"], geom, 0.0, 0)
+        with pytest.raises(ValueError):
+            amr.PlotFileData(bad)
+    assert sorted(os.listdir(os.fsencode(str(tmp_path)))) == sorted([b"chk\xff_H", b"chk\xff_D_00000", b"plt\xfe"])
+
+
+def test_blanks_that_would_make_unreadable_files_are_refused(tmp_path):
+    """The headers name data files as whitespace-separated tokens (AMReX reads them with >>): a VisMF
+    name with a blank in its last component, or a levelPrefix / mfPrefix with one, wrote files that no
+    reader could open.  ValueError before anything is written; blanks in directories stay fine."""
+    a = make_mf(amr, 3, ncomp=1, ngrow=0, n=6, seed=4)
+    geom = amr.Geometry(a.box_array().minimal_box(), amr.RealBox([0, 0, 0], [1, 1, 1]), 0, [0, 0, 0])
+    for name in ("a b", "a\tb", "x\vy"):
+        with pytest.raises(ValueError, match="blank"):
+            amr.VisMF.Write(a, str(tmp_path / name))
+    for kw in (dict(mfPrefix="C ell"), dict(levelPrefix="Lev el_"), dict(mfPrefix="C\tell")):
+        with pytest.raises(ValueError, match="blank"):
+            amr.write_single_level_plotfile(str(tmp_path / "plt"), a, ["a"], geom, 0.0, 0, **kw)
+    assert os.listdir(tmp_path) == []
+    (tmp_path / "dir with blanks").mkdir()
+    amr.VisMF.Write(a, str(tmp_path / "dir with blanks" / "chk"))
+    assert_same_bits(a, amr.VisMF.Read(str(tmp_path / "dir with blanks" / "chk")))
+    amr.write_single_level_plotfile(str(tmp_path / "plot with blanks"), a, ["a b"], geom, 0.0, 0)
+    p = amr.PlotFileData(str(tmp_path / "plot with blanks"))
+    assert list(p.varNames()) == ["a b"] and p.get(0, "a b").max(0) == a.max(0)
