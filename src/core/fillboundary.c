@@ -36,6 +36,8 @@ static void key_init(bf_plan_key *k, int kind, const bf_multifab *dst, const bf_
   /* a plan's local/remote split depends on the communicator (one rank: none) */
   const bf_comm *c = bf_comm_of(dst->runtime_id);
   k->comm = bf_comm_size(c) > 1 ? c : NULL;
+  k->nprocs = k->comm ? bf_comm_size(c) : 1;
+  k->me = k->comm ? bf_comm_rank(c) : 0;
 }
 
 /* Backends without an exchange kernel (CUDA): the plan's items as

@@ -22,7 +22,8 @@ typedef struct bf_plan_key {
   bool has_period;
   bf_periodicity period;
   bool cross;
-  const struct bf_comm *comm; /* the communicator the plan's ranks refer to */
+  const struct bf_comm *comm; /* the communicator the plan's ranks refer to (NULL: one rank) */
+  int nprocs, me;             /* its size and this rank (a later communicator may reuse the address) */
 } bf_plan_key;
 
 typedef struct bf_copy_item {

@@ -671,7 +671,8 @@ static bool key_equal(const bf_plan_key *a, const bf_plan_key *b) {
          a->src_dm == b->src_dm && !memcmp(a->dst_ng, b->dst_ng, sizeof a->dst_ng) &&
          !memcmp(a->src_ng, b->src_ng, sizeof a->src_ng) && a->has_period == b->has_period &&
          (!a->has_period || !memcmp(a->period.period, b->period.period, sizeof a->period.period)) &&
-         a->cross == b->cross && a->comm == b->comm;
+         a->cross == b->cross && a->comm == b->comm &&
+         a->nprocs == b->nprocs && a->me == b->me;
 }
 
 static void exec_free(struct bf_plan_exec *e);
