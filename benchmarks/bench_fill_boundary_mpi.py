@@ -49,11 +49,11 @@ def ghost_bytes(boxes, ranks, ng, n, ncomp=1):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=128)
-    ap.add_argument("--box", type=int, default=32)
-    ap.add_argument("--ng", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=50)
+    ap = argparse.ArgumentParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--n", type=int, default=128, help="domain cells per direction")
+    ap.add_argument("--box", type=int, default=32, help="box size")
+    ap.add_argument("--ng", type=int, default=2, help="ghost cells")
+    ap.add_argument("--repeat", type=int, default=50, help="timed calls")
     args = ap.parse_args()
     comm = MPI.COMM_WORLD
     me, np_ = comm.Get_rank(), comm.Get_size()
