@@ -293,6 +293,13 @@ BF_EXPORT int bf_multifab_parallel_add(bf_multifab *dst, const bf_multifab *src,
  *  the cache is full: at most BF_PLAN_CACHE_SIZE, least recently used first). */
 #define BF_PLAN_CACHE_SIZE 64
 BF_EXPORT int bf_plan_cache_size(void);
+/* Counters of the ghost exchange across processes (fill_boundary and the
+ * copy family): out[0..n) receives, of this process, the bytes and the
+ * messages it sent in its last exchange on a communicator of more than one
+ * process (fill_boundary, sum_boundary, the syncs, parallel_copy/add), the
+ * bytes and messages it received then, and the total bytes and messages sent since
+ * start-up (at most 6 values). */
+BF_EXPORT int bf_exchange_stats(int64_t *out, int n);
 BF_EXPORT void bf_plan_cache_clear(void);
 
 /* Kept task lists (introspection, for tests).  Element-wise operations and
