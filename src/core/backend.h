@@ -381,6 +381,21 @@ typedef struct bf_pplace {
   int64_t istride;
 } bf_pplace;
 
+/* The vectors of a tile as the device-resident redistribute and init_random
+ * see them (bf_pc_tile_vecs' order): nvec vectors of elem[v] bytes per
+ * element (4 or a multiple of 8); coordinate d lies in vector pos_vec[d] at
+ * byte pos_off[d] of the element; p_random_fill: the idcpu vector is
+ * idcpu_vec (8 bytes) and every other vector v gets *value[v] (elem bytes,
+ * 4 or 8; value or value[v] NULL: zero). */
+typedef struct bf_pvecs {
+  int nvec;
+  const size_t *elem;
+  int pos_vec[3];
+  size_t pos_off[3];
+  int idcpu_vec;
+  const void *const *value;
+} bf_pvecs;
+
 /* Work below this many particles (or elements) runs on one thread: waking
  * the OpenMP team costs more (milliseconds on a loaded machine). */
 #define BF_PARTICLE_PARALLEL_MIN 32768
@@ -403,6 +418,42 @@ typedef struct bf_backend_particles {
    * pos[d][k * pstride] and idcpu[k * istride] = idcpu0 + (idx[k] << 24)
    * (consecutive ids); data in the table's memory, idx in host memory. */
   int (*p_random_place)(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const struct bf_pplace *parts);
+
+  /* ---- optional, all or none: redistribute and init_random resident on the
+   * device (NULL: the core's host-driven path above).  Phase 1 sorts the
+   * particles by a key, stably, and keeps the order in an opaque plan; only
+   * the number of particles per key comes back (counts, host memory); the
+   * core sizes the tiles from them; phase 2 writes the tiles; p_plan_free
+   * frees the plan (after phase 2, or instead of it when the core gives up
+   * in between).  Phase 1 reserves all the device memory phase 2 needs.
+   *
+   * Redistribute: locate every particle of the parts (source tiles of slots
+   * part_slot[k], in slot order; as p_locate does, dest unused) and key it
+   * 2t when it stays in its tile (code t = its slot or BF_PDEST_STAY), 2t+1
+   * when it moves to tile t (t relative to slot0, t < nslots), 2 nslots when
+   * removed, 2 nslots + 1 when remote; counts has 2 nslots + 2 entries.
+   * Phase 2 (p_redist_move): tile t's vectors at dst[t * nvec + v] (NULL
+   * rows: no particle) receive the particles of keys 2t, 2t+1 in the sorted
+   * order, from element 0; particle i of part k is read at src[k * nvec + v]
+   * (storage that may be the destinations'); positions whose code has
+   * BF_PDEST_WRAP are wrapped.  So a tile holds its stays in their order,
+   * then its arrivals in source tile order, as the host path makes it. */
+  int (*p_redist_sort)(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts, const int32_t *part_slot,
+                       int64_t slot0, int64_t nslots, const bf_pvecs *vecs, int64_t *counts, void **plan);
+  int (*p_redist_move)(void *plan, const bf_plocate *loc, const bf_pvecs *vecs, void *const *src, void *const *dst);
+  /* init_random: the n particles of r (p_random_locate's dest codes) keyed
+   * by slot (< nslots), nslots when no grid holds one, nslots + 1 when
+   * remote; counts has nslots + 2 entries; first_bad[0] / [1]: the smallest
+   * particle number keyed nslots / nslots + 1 (-1: none).  Phase 2
+   * (p_random_fill): slot s's particles, in the order of their numbers i,
+   * are elements base[s], base[s] + 1, ... of dst[s * nvec + v]: the
+   * coordinates (random_coord of counter r->first + i), idcpu idcpu0 +
+   * (i << 24), the other vectors their value. */
+  int (*p_random_sort)(const bf_prandom *r, const bf_plocate *loc, int64_t n, int64_t nslots, const bf_pvecs *vecs,
+                       int64_t *counts, int64_t *first_bad, void **plan);
+  int (*p_random_fill)(void *plan, const bf_prandom *r, uint64_t idcpu0, const bf_pvecs *vecs, void *const *dst,
+                       const int64_t *base);
+  void (*p_plan_free)(void *plan);
 } bf_backend_particles;
 
 typedef struct bf_backend {
@@ -525,6 +576,10 @@ void bf_backend_cpu_fill(bf_backend *b);
 /* The CPU particle kernels (src/backend/cpu/cpu_particles.c); a table
  * without its own particle entries may use them on host memory. */
 void bf_backend_cpu_particles_fill(bf_backend_particles *p);
+/* The CPU reference of the device-resident entries (p_redist_sort ...
+ * p_plan_free; src/backend/cpu/cpu_psort.c), part of the fill above; the
+ * core uses them only when BOXFAB_PARTICLE_PLAN=1 (bf_pc_use_plan). */
+void bf_backend_cpu_psort_fill(bf_backend_particles *p);
 
 /* True when `nbytes` more bytes fit in the free memory of the current device
  * (always true without a device). */

@@ -451,65 +451,10 @@ int bf_pc_int_comp_index(const bf_pc *pc, const char *name) {
 
 /* Make t's names equal the prototype's (temporary names first, so that a
  * permutation of names never meets a duplicate). */
-static int copy_names(const bf_ptile *proto, bf_ptile *t) {
-  char tmp[64];
-  for (int kind = 0; kind < 2; ++kind) {
-    int n = kind ? bf_ptile_num_int_comps(proto) : bf_ptile_num_real_comps(proto);
-    bool same = true;
-    for (int c = 0; c < n && same; ++c) {
-      const char *a = kind ? bf_ptile_int_comp_name(proto, c) : bf_ptile_real_comp_name(proto, c);
-      const char *b = kind ? bf_ptile_int_comp_name(t, c) : bf_ptile_real_comp_name(t, c);
-      same = a && b && strcmp(a, b) == 0;
-    }
-    if (same) continue;
-    for (int c = 0; c < n; ++c) {
-      snprintf(tmp, sizeof tmp, "\x01tmp%d", c);
-      BF_CALL(kind ? bf_ptile_set_int_comp_name_unchecked(t, c, tmp) : bf_ptile_set_real_comp_name_unchecked(t, c, tmp));
-    }
-    for (int c = 0; c < n; ++c) {
-      const char *a = kind ? bf_ptile_int_comp_name(proto, c) : bf_ptile_real_comp_name(proto, c);
-      BF_CALL(kind ? bf_ptile_set_int_comp_name_unchecked(t, c, a) : bf_ptile_set_real_comp_name_unchecked(t, c, a));
-    }
-  }
-  return BF_SUCCESS;
-}
-
 int bf_pc_new_tile(bf_pc *pc, bf_ptile **out) {
+  /* a copy of the prototype's components and names (made by the checked functions when they were added) */
   bf_ptile *t = NULL;
-  BF_CALL(bf_ptile_create(&pc->layout, 0, 0, pc->arena, &t));
-  int nrr = bf_ptile_num_runtime_real_comps(pc->proto), nri = bf_ptile_num_runtime_int_comps(pc->proto);
-  int st = BF_SUCCESS;
-  if (nrr || nri) {
-    const char **rn = calloc((size_t)nrr + 1, sizeof *rn), **in = calloc((size_t)nri + 1, sizeof *in);
-    int nr0 = bf_ptile_num_real_comps(pc->proto) - nrr, ni0 = bf_ptile_num_int_comps(pc->proto) - nri;
-    if (!rn || !in) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    for (int c = 0; !st && c < nrr; ++c)
-      rn[c] = bf_ptile_real_comp_name(pc->proto, nr0 + c);
-    for (int c = 0; !st && c < nri; ++c)
-      in[c] = bf_ptile_int_comp_name(pc->proto, ni0 + c);
-    /* temporary names for the run-time ones first: a compile-time name may be renamed to one of them */
-    char(*tr)[32] = NULL;
-    if (!st) {
-      tr = calloc((size_t)(nrr + nri) + 1, sizeof *tr);
-      if (!tr) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    }
-    if (!st) {
-      const char **rt = calloc((size_t)nrr + 1, sizeof *rt), **it = calloc((size_t)nri + 1, sizeof *it);
-      if (!rt || !it) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-      for (int c = 0; !st && c < nrr; ++c)
-        snprintf(tr[c], 32, "\x02r%d", c), rt[c] = tr[c];
-      for (int c = 0; !st && c < nri; ++c)
-        snprintf(tr[nrr + c], 32, "\x02i%d", c), it[c] = tr[nrr + c];
-      if (!st) st = bf_ptile_add_comps_unchecked(t, nrr, rt, nri, it);
-      free(rt), free(it);
-    }
-    free(tr), free(rn), free(in);
-  }
-  if (!st) st = copy_names(pc->proto, t);
-  if (st) {
-    bf_ptile_destroy(&t);
-    return st;
-  }
+  BF_CALL(bf_ptile_create_like(pc->proto, pc->arena, &t));
   bf_ptile_set_owned(t, true);
   *out = t;
   return BF_SUCCESS;
@@ -636,6 +581,21 @@ int bf_pc_tile_vecs(const bf_ptile *t, bf_podvec **vecs, int cap) {
   return n;
 }
 
+void bf_pc_pvecs(const bf_pc *pc, size_t *elem, bf_pvecs *pv) {
+  bf_podvec *vecs[BF_PC_PVECS_MAX];
+  memset(pv, 0, sizeof *pv);
+  pv->nvec = bf_pc_tile_vecs(pc->proto, vecs, BF_PC_PVECS_MAX);
+  for (int v = 0; v < pv->nvec; ++v)
+    elem[v] = bf_podvec_elem_size(vecs[v]);
+  pv->elem = elem;
+  for (int d = 0; d < 3; ++d) {
+    /* pure SoA: idcpu, then the reals (positions first); legacy: the AoS struct starts with them */
+    pv->pos_vec[d] = pc->layout.pure_soa ? 1 + d : 0;
+    pv->pos_off[d] = pc->layout.pure_soa ? 0 : (size_t)(8 * d);
+  }
+  pv->idcpu_vec = pc->layout.pure_soa ? 0 : -1;
+}
+
 void bf_pc_tile_part(const bf_pc *pc, const bf_ptile *t, bf_ppart *part) {
   memset(part, 0, sizeof *part);
   part->own_slot = -1;
@@ -687,6 +647,15 @@ bool bf_pc_needs_mirror(const bf_pc *pc) {
   const bf_backend_particles *k = &bf_backend_for_arena(pc->arena)->particles;
   bool complete = k->p_locate && k->p_wrap && k->p_copy && k->p_random && k->p_random_locate && k->p_random_place;
   return !complete && !bf_arena_is_host_accessible(pc->arena);
+}
+
+bool bf_pc_use_plan(const bf_pc *pc, const bf_backend_particles *K) {
+  if (!K || !K->p_redist_sort || !K->p_redist_move || !K->p_random_sort || !K->p_random_fill || !K->p_plan_free)
+    return false;
+  if (K->p_redist_sort != bf_backend_get()->particles.p_redist_sort) return true; /* a device backend's */
+  /* the CPU reference: only for tests (BOXFAB_PARTICLE_PLAN=1), never on The_Cpu_Arena */
+  const char *e = getenv("BOXFAB_PARTICLE_PLAN");
+  return e && e[0] == '1' && bf_arena_kind_of(pc->arena) != BF_ARENA_CPU;
 }
 
 bf_arena *bf_pc_dest_arena(const bf_pc *pc) {

@@ -88,6 +88,11 @@ bool bf_pc_needs_host(const bf_pc *pc);
  * when the container's kernels run on the device (they write the codes
  * there directly), else The_Cpu_Arena. */
 bf_arena *bf_pc_dest_arena(const bf_pc *pc);
+/* Redistribute and init_random take the device-resident path (the table's
+ * p_redist_sort ... p_plan_free): always with a device backend's entries;
+ * with the CPU reference of them only where BOXFAB_PARTICLE_PLAN=1 and the
+ * container is not in The_Cpu_Arena (tests of that path without a GPU). */
+bool bf_pc_use_plan(const bf_pc *pc, const bf_backend_particles *K);
 int bf_pc_mirror(const bf_pc *pc, bf_pc **h);
 int bf_pc_writeback(bf_pc *pc, const bf_pc *h);
 
@@ -114,6 +119,11 @@ const bf_backend_particles *bf_pc_kernels(const bf_pc *pc);
 /* The vectors of a tile in the canonical order: AoS (legacy), idcpu (pure
  * SoA), SoA reals, SoA ints.  Returns their number (<= cap). */
 int bf_pc_tile_vecs(const bf_ptile *t, bf_podvec **vecs, int cap);
+
+/* The tile vectors as the device-resident kernels see them (bf_pvecs; elem:
+ * BF_PC_PVECS_MAX entries of storage, the vectors' element sizes). */
+#define BF_PC_PVECS_MAX 4096
+void bf_pc_pvecs(const bf_pc *pc, size_t *elem, bf_pvecs *pv);
 
 /* Positions / idcpu of a tile as a locator part (pointers into the tile). */
 void bf_pc_tile_part(const bf_pc *pc, const bf_ptile *t, bf_ppart *part);

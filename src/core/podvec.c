@@ -297,3 +297,11 @@ void bf_podvec_swap_storage(bf_podvec *a, bf_podvec *b) {
 
 /* Private: set the size without touching memory (n <= capacity). */
 void bf_podvec_set_size_raw(bf_podvec *v, int64_t n) { v->size = n; }
+
+/* Private: take buf (at least cap * esz bytes, the caller's reference) as the storage of an empty vector. */
+void bf_podvec_adopt(bf_podvec *v, bf_buffer *buf, int64_t cap) {
+  bf_buffer_destroy(&v->buf);
+  v->buf = buf;
+  v->cap = cap;
+  v->size = 0;
+}

@@ -11,6 +11,11 @@ int bf_pod_copy(bf_arena *dst_arena, void *dst, const bf_arena *src_arena, const
 int bf_pod_fill(bf_arena *a, void *dst, size_t esz, int64_t n, const void *value);
 /* Exchange the storage (size, capacity, buffer, arena) of two vectors. */
 void bf_podvec_swap_storage(bf_podvec *a, bf_podvec *b);
+/* Take buf (at least cap elements; the caller's reference passes to the
+ * vector) as the storage of an empty vector. */
+void bf_podvec_adopt(bf_podvec *v, bf_buffer *buf, int64_t cap);
+/* An empty tile like proto (layout, components, names), vectors in arena. */
+int bf_ptile_create_like(const bf_ptile *proto, bf_arena *arena, bf_ptile **out);
 /* Set the size without touching memory (n <= capacity). */
 void bf_podvec_set_size_raw(bf_podvec *v, int64_t n);
 /* Resize every vector of tile t to n without writing the new elements (the

@@ -182,6 +182,48 @@ int bf_ptile_create(const bf_playout *layout, int nrr, int nri, bf_arena *arena,
   return BF_SUCCESS;
 }
 
+/* Private (podvec_impl.h): an empty tile with proto's layout, components and names (no checks: proto is
+ * consistent), its vectors in `arena`. */
+int bf_ptile_create_like(const bf_ptile *proto, bf_arena *arena, bf_ptile **out) {
+  BF_CHECK(proto != NULL && out != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  bf_ptile *t = calloc(1, sizeof *t);
+  BF_CHECK(t != NULL, BF_ERROR_MEMORY, "out of memory for a particle tile");
+  bf_object_init(&t->obj, ptile_free);
+  t->lay = proto->lay;
+  t->arena = arena ? arena : proto->arena;
+  int err = proto->lay.pure_soa ? bf_podvec_create(t->arena, BF_POD_UINT64, 0, 0, &t->idcpu)
+                                : bf_podvec_create(t->arena, BF_POD_STRUCT, bf_playout_struct_size(&t->lay), 0, &t->aos);
+  if (!err && proto->nreal > 0) {
+    t->real = calloc((size_t)proto->nreal, sizeof *t->real);
+    t->rnames = calloc((size_t)proto->nreal, sizeof *t->rnames);
+    if (!t->real || !t->rnames) err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a particle tile");
+  }
+  if (!err && proto->nint > 0) {
+    t->ints = calloc((size_t)proto->nint, sizeof *t->ints);
+    t->inames = calloc((size_t)proto->nint, sizeof *t->inames);
+    if (!t->ints || !t->inames) err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a particle tile");
+  }
+  /* counted as they are made: ptile_free frees what exists */
+  for (int c = 0; !err && c < proto->nreal; ++c) {
+    t->rnames[c] = strdup(proto->rnames[c]);
+    if (!t->rnames[c]) err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a component name");
+    if (!err) err = bf_podvec_create(t->arena, BF_POD_REAL, 0, 0, &t->real[c]);
+    t->nreal = c + 1;
+  }
+  for (int c = 0; !err && c < proto->nint; ++c) {
+    t->inames[c] = strdup(proto->inames[c]);
+    if (!t->inames[c]) err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a component name");
+    if (!err) err = bf_podvec_create(t->arena, BF_POD_INT, 0, 0, &t->ints[c]);
+    t->nint = c + 1;
+  }
+  if (err) {
+    ptile_free(&t->obj);
+    return err;
+  }
+  *out = t;
+  return BF_SUCCESS;
+}
+
 bf_ptile *bf_ptile_retain(bf_ptile *t) {
   bf_object_retain(&t->obj);
   return t;

@@ -503,6 +503,52 @@ static void test_increment_sort_perbox(void) {
   bf_pc_destroy(&pc);
 }
 
+/* init_random into grids that miss part of the domain: the same error (naming the same particle) and
+ * an unchanged container on the host path and on the device-resident path (BOXFAB_PARTICLE_PLAN=1 runs
+ * the core's device path through the CPU reference of its entries). */
+static void test_plan_errors(void) {
+  char msg[2][512];
+  for (int w = 0; w < 2; ++w) {
+    if (w) setenv("BOXFAB_PARTICLE_PLAN", "1", 1);
+    else unsetenv("BOXFAB_PARTICLE_PLAN");
+    bf_playout lay = {3, true, 0, 0, 4, 1};
+    bf_pc *pc = NULL;
+    BFT_OK(bf_pc_create(&lay, NULL, &pc));
+    bf_geometry geom;
+    int per[3] = {1, 1, 0};
+    double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    bf_realbox rb;
+    bf_realbox_define(3, lo, hi, &rb);
+    bf_box dom = mkbox(3, 0, 0, 0, 31, 31, 31, 0);
+    BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &geom));
+    bf_box half[2] = {mkbox(3, 0, 0, 0, 15, 31, 15, 0), mkbox(3, 0, 0, 16, 15, 31, 31, 0)};
+    bf_boxarray *ba = NULL;
+    BFT_OK(bf_boxarray_create_from_boxes(3, 2, half, &ba));
+    bf_distmap *dm = dm_for(ba);
+    BFT_OK(bf_pc_define(pc, 1, &geom, &ba, &dm, NULL));
+    bf_boxarray_destroy(&ba), bf_distmap_destroy(&dm);
+    bf_error_clear();
+    BFT_CHECK(bf_pc_init_random(pc, 1000, 3, NULL, false, NULL) == BF_ERROR_VALUE);
+    snprintf(msg[w], sizeof msg[w], "%s", bf_error_message());
+    bf_error_clear();
+    int64_t n = -1;
+    BFT_OK(bf_pc_total_num_particles(pc, false, false, &n));
+    BFT_CHECK(n == 0);
+    /* the covered half works, and redistribute removes what leaves it */
+    double rlo[3] = {0, 0, 0}, rhi[3] = {0.5, 1, 1};
+    bf_realbox half_rb;
+    bf_realbox_define(3, rlo, rhi, &half_rb);
+    BFT_OK(bf_pc_init_random(pc, 1000, 3, NULL, false, &half_rb));
+    BFT_OK(bf_pc_total_num_particles(pc, false, false, &n));
+    BFT_CHECK(n == 1000);
+    bf_pc_destroy(&pc);
+  }
+  unsetenv("BOXFAB_PARTICLE_PLAN");
+  BFT_CHECK(strstr(msg[0], "lies in no grid") != NULL);
+  BFT_CHECK(strcmp(msg[0], msg[1]) == 0);
+  if (strcmp(msg[0], msg[1]) != 0) fprintf(stderr, "host: %s\nplan: %s\n", msg[0], msg[1]);
+}
+
 static void test_after_finalize(void) {
   uint64_t id;
   bf_runtime_initialize(0, NULL, &id);
@@ -525,6 +571,7 @@ int main(void) {
   BFT_RUN(test_multilevel);
   BFT_RUN(test_errors_leave_unchanged);
   BFT_RUN(test_increment_sort_perbox);
+  BFT_RUN(test_plan_errors);
   BFT_RUN(test_after_finalize);
   /* again through the host mirror (the path of device-only memory without particle kernels) */
   setenv("BOXFAB_PARTICLE_MIRROR", "1", 1);
@@ -536,6 +583,17 @@ int main(void) {
   BFT_RUN(test_errors_leave_unchanged);
   BFT_RUN(test_increment_sort_perbox);
   unsetenv("BOXFAB_PARTICLE_MIRROR");
+  /* again through the core's device-resident redistribute / init_random path (the CPU reference of
+   * its backend entries; the containers are in The_Arena, not The_Cpu_Arena) */
+  setenv("BOXFAB_PARTICLE_PLAN", "1", 1);
+  BFT_RUN(test_init_random_and_counts);
+  BFT_RUN(test_redistribute_brute_force);
+  BFT_RUN(test_stable_order);
+  BFT_RUN(test_remove_negative);
+  BFT_RUN(test_multilevel);
+  BFT_RUN(test_errors_leave_unchanged);
+  BFT_RUN(test_increment_sort_perbox);
+  unsetenv("BOXFAB_PARTICLE_PLAN");
   bf_runtime_finalize();
   return bft_report();
 }

@@ -340,4 +340,5 @@ void bf_backend_cpu_particles_fill(bf_backend_particles *p) {
   p->p_wrap = cpu_p_wrap;
   p->p_copy = cpu_p_copy;
   p->p_random = cpu_p_random;
+  bf_backend_cpu_psort_fill(p); /* the reference of the device-resident entries (cpu_psort.c) */
 }

@@ -211,7 +211,19 @@ static int cu_alloc(int kind, size_t nbytes, void **ptr) {
     e = cudaMallocAsync(ptr, nbytes, s);
     break;
   }
-  default: e = cudaMalloc(ptr, nbytes); break; /* The_Arena, The_Device_Arena */
+  default: /* The_Arena, The_Device_Arena */
+    e = cudaMalloc(ptr, nbytes);
+    if (e == cudaErrorMemoryAllocation) {
+      /* the stream-ordered pool keeps freed blocks (the particle kernels raise its release
+       * threshold): hand them back to the driver and try once more */
+      (void)cudaGetLastError();
+      int dev = 0;
+      cudaMemPool_t pool;
+      if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetMemPool(&pool, dev) == cudaSuccess &&
+          cudaDeviceSynchronize() == cudaSuccess && cudaMemPoolTrimTo(pool, 0) == cudaSuccess)
+        e = cudaMalloc(ptr, nbytes);
+    }
+    break;
   }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
@@ -331,6 +343,11 @@ static int cuda_fill(bf_backend *b) {
   b->particles.p_random = bf_cuda_p_random;
   b->particles.p_random_locate = bf_cuda_p_random_locate;
   b->particles.p_random_place = bf_cuda_p_random_place;
+  b->particles.p_redist_sort = bf_cuda_p_redist_sort;
+  b->particles.p_redist_move = bf_cuda_p_redist_move;
+  b->particles.p_random_sort = bf_cuda_p_random_sort;
+  b->particles.p_random_fill = bf_cuda_p_random_fill;
+  b->particles.p_plan_free = bf_cuda_p_plan_free;
   return 0;
 }
 

@@ -126,6 +126,15 @@ int bf_cuda_p_copy(int64_t nops, const bf_pcopy *ops);
 int bf_cuda_p_random(const bf_prandom *r, int64_t n, double *const *pos);
 int bf_cuda_p_random_locate(const bf_prandom *r, const bf_plocate *loc, int64_t n, int32_t *dest);
 int bf_cuda_p_random_place(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const bf_pplace *parts);
+/* the device-resident redistribute and init_random (cuda_psort.cu) */
+int bf_cuda_p_redist_sort(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts, const int32_t *part_slot,
+                          int64_t slot0, int64_t nslots, const bf_pvecs *vecs, int64_t *counts, void **plan);
+int bf_cuda_p_redist_move(void *plan, const bf_plocate *loc, const bf_pvecs *vecs, void *const *src, void *const *dst);
+int bf_cuda_p_random_sort(const bf_prandom *r, const bf_plocate *loc, int64_t n, int64_t nslots, const bf_pvecs *vecs,
+                          int64_t *counts, int64_t *first_bad, void **plan);
+int bf_cuda_p_random_fill(void *plan, const bf_prandom *r, uint64_t idcpu0, const bf_pvecs *vecs, void *const *dst,
+                          const int64_t *base);
+void bf_cuda_p_plan_free(void *plan);
 
 /* Element-wise op g over the pieces (device arrays) on stream s.  Returns a
  * cudaError_t. */
