@@ -102,8 +102,12 @@ BF_EXPORT int bf_plotfile_data_find_var(const bf_plotfile_data *p, const char *n
  * bf_vismf_write writes <name>_H (the multi-FAB header: ncomp, ghost width,
  * BoxArray, FabOnDisk lines, per-FAB min/max over the valid box) and
  * <name>_D_00000 (the grown FABs, ghost cells included, native float64), the
- * layout of AMReX's VisMF::Write(mf, name).  Both are written under temporary
- * names beside the targets and renamed (data first, header last).  Reading
+ * layout of AMReX's VisMF::Write(mf, name).  Both are written (and fsync'ed)
+ * under temporary names beside the targets; an existing pair is moved aside
+ * (header first), then the new data and the new header are renamed in, so
+ * that a crash leaves a complete checkpoint (old or new) or no <name>_H, and a
+ * failed rename puts the previous pair back.  The base name must not hold a
+ * blank (the header names the data file as one token).  Reading
  * restores every value bit for bit (NaN payloads and -0.0 included).
  * bf_vismf_read reads into `mf` (float64, allocated) with the same BoxArray,
  * ncomp and ghost width as the file (BF_ERROR_VALUE saying what differs);

@@ -113,6 +113,11 @@ int bfpy_python_alive(void);
  * tensor's deleter unless a consumer renamed (took) the capsule. */
 void bfpy_dl_capsule_destructor_legacy(PyObject *cap);
 void bfpy_dl_capsule_destructor_versioned(PyObject *cap);
+/* What a DLPack export context keeps alive: the exporting object (a
+ * reference; NULL for a copy), a malloc'd host copy, a GPU copy.  Released
+ * (and cleared) unless the interpreter is gone; returns false then, and the
+ * caller must leak its context rather than free it. */
+bool bfpy_dl_release(PyObject **exporter, void **copy, bf_buffer **dcopy);
 
 /* ---- error bridge ---------------------------------------------------------- */
 /* Raise the exception for C status `status` with bf_error_message(); returns NULL. */

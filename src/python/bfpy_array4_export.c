@@ -162,17 +162,21 @@ int bfpy_python_alive(void) {
 #endif
 }
 
-static void a4_dl_ctx_free(a4_dl_ctx *ctx) {
-  if (!ctx) return;
-  if (ctx->exporter) {
-    if (!bfpy_python_alive()) return; /* the interpreter is gone: leak rather than touch it */
+bool bfpy_dl_release(PyObject **exporter, void **copy, bf_buffer **dcopy) {
+  if (*exporter) {
+    if (!bfpy_python_alive()) return false; /* the interpreter is gone: leak rather than touch it */
     PyGILState_STATE g = PyGILState_Ensure();
-    Py_CLEAR(ctx->exporter);
+    Py_CLEAR(*exporter);
     PyGILState_Release(g);
   }
-  free(ctx->copy);
-  bf_buffer_destroy(&ctx->dcopy);
-  free(ctx);
+  free(*copy);
+  *copy = NULL;
+  bf_buffer_destroy(dcopy);
+  return true;
+}
+
+static void a4_dl_ctx_free(a4_dl_ctx *ctx) {
+  if (ctx && bfpy_dl_release(&ctx->exporter, &ctx->copy, &ctx->dcopy)) free(ctx);
 }
 
 static void a4_dl_deleter_legacy(DLManagedTensor *m) { a4_dl_ctx_free((a4_dl_ctx *)m->manager_ctx); }

@@ -614,7 +614,9 @@ static PyMethodDef vm_methods[] = {
      "GetNOutFiles() -> int: see SetNOutFiles"},
     {"Write", (PyCFunction)(void (*)(void))vm_write, METH_CLASS | METH_FASTCALL | METH_KEYWORDS,
      "Write(mf: MultiFab, name: str) -> None: write <name>_H and <name>_D_00000 in AMReX's VisMF format "
-     "(version 1, ghost cells included, native float64)"},
+     "(version 1, ghost cells included, native float64).  Crash-safe: written beside the targets and renamed "
+     "in, header last; a crash leaves the previous checkpoint, the new one, or no <name>_H.  OSError naming the "
+     "path when it cannot be written (the previous checkpoint is then left as it was)."},
     {"Read", (PyCFunction)(void (*)(void))vm_read, METH_CLASS | METH_FASTCALL | METH_KEYWORDS,
      "Read(*args) -> MultiFab | None: (mf: MultiFab, name: str) reads into mf (same BoxArray, ncomp and ghost "
      "width), or (name: str, /) returns a new MultiFab"},

@@ -201,17 +201,8 @@ typedef struct {
   bf_buffer *dcopy;   /* a copy on the GPU */
 } pv_dl_ctx;
 
-static void pv_dl_ctx_free(pv_dl_ctx *ctx) {
-  if (!ctx) return;
-  if (ctx->exporter) {
-    if (!bfpy_python_alive()) return; /* the interpreter is gone: leak rather than touch it */
-    PyGILState_STATE g = PyGILState_Ensure();
-    Py_CLEAR(ctx->exporter);
-    PyGILState_Release(g);
-  }
-  free(ctx->copy);
-  bf_buffer_destroy(&ctx->dcopy);
-  free(ctx);
+static void pv_dl_ctx_free(pv_dl_ctx *ctx) { /* one copy of the logic: bfpy_dl_release (bfpy_array4_export.c) */
+  if (ctx && bfpy_dl_release(&ctx->exporter, &ctx->copy, &ctx->dcopy)) free(ctx);
 }
 
 static void pv_dl_deleter_legacy(DLManagedTensor *m) { pv_dl_ctx_free((pv_dl_ctx *)m->manager_ctx); }

@@ -564,3 +564,33 @@ def test_overlapping_grid_table_refused(amr3, tmp_path):
     with pytest.raises(ValueError, match="claims more bytes"):
         pc2.restart(str(tmp_path), "p")
     assert pc2.total_number_of_particles() == 0
+
+
+def test_disk_full_names_the_file_and_the_reason(tmp_path):
+    """A file size limit (EFBIG, like a full disk) fails the small Particle_H at its flush in fclose: the
+    OSError names the file and the real reason (the errno from before fclose was reported: an unrelated
+    reason or "Success"), and nothing is left under the final name."""
+    import subprocess
+    import sys
+    import textwrap
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = textwrap.dedent(f"""
+        import resource, signal, sys
+        sys.path.insert(0, {here!r})
+        import boxfab.space3d as amr
+        from test_particle_io import make_pc, fill
+        amr.initialize(["amrex.verbose=0"])
+        pc, *_ = make_pc(amr, "ParticleContainer_pureSoA_8_0_default")
+        fill(pc, 3, 20, 2)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (60, 60))
+        try:
+            pc.write_plotfile({str(tmp_path)!r}, "p")
+        except OSError as e:
+            print("OSError:", e)
+        """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("OSError:") and "Particle_H" in r.stdout, r.stdout
+    assert os.strerror(27) in r.stdout, r.stdout            # EFBIG: "File too large"
+    assert os.listdir(tmp_path) == []
