@@ -142,6 +142,12 @@ BF_EXPORT int bf_parallel_communicator(int64_t *comm_f);
  *  len bytes, NUL-terminated); "" without MPI. */
 BF_EXPORT void bf_parallel_mpi_library(char *buf, size_t len);
 
+/** True when device (CUDA) pointers are handed to MPI directly: the MPI is
+ *  CUDA-aware (detected at run time, Open MPI's MPIX_Query_cuda_support),
+ *  unless BOXFAB_MPI_CUDA_AWARE=0 (=1 forces it on); else device data travel
+ *  through pinned host buffers. */
+BF_EXPORT bool bf_parallel_cuda_aware(void);
+
 /** Barrier over the top instance's ranks (nothing without MPI). */
 BF_EXPORT int bf_parallel_barrier(void);
 

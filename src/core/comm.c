@@ -86,6 +86,8 @@ void bf_parallel_mpi_library(char *buf, size_t len) {
 #endif
 }
 
+bool bf_parallel_cuda_aware(void) { return bf_comm_cuda_aware(); }
+
 /* ---- creation ------------------------------------------------------------------------- */
 
 #if BOXFAB_HAVE_MPI

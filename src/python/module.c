@@ -126,7 +126,14 @@ static PyObject *exchange_stats(PyObject *self, PyObject *noargs) {
                        (long long)v[4], "total_messages_sent", (long long)v[5]);
 }
 
+static PyObject *mpi_cuda_aware(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyBool_FromLong(bf_parallel_cuda_aware());
+}
+
 static PyMethodDef core_methods[] = {
+    {"_mpi_cuda_aware", mpi_cuda_aware, METH_NOARGS,
+     "_mpi_cuda_aware() -> bool: device pointers go to MPI directly (a CUDA-aware MPI, or BOXFAB_MPI_CUDA_AWARE=1)."},
     {"_exchange_stats", exchange_stats, METH_NOARGS,
      "_exchange_stats() -> dict: bytes and messages of this process's last ghost exchange across processes."},
     {"build_info", build_info, METH_NOARGS,
