@@ -464,7 +464,8 @@ static int weighted_norm(const bf_multifab *mf, int comp, const bf_periodicity *
   BF_CALL(bf_mf_check_comps(mf, comp, 1, what));
   bf_intvect z = zero_ng(mf);
   bf_multifab *cnt = NULL, *tmp = NULL;
-  BF_CALL(bf_mf_overlap_mask(mf, period, &cnt));
+  /* the counts from the BoxArray (a local plan would miss copies on other ranks) */
+  BF_CALL(bf_mf_overlap_count(mf, period, &cnt, what));
   bf_kresult res;
   int err;
   if (!cnt) { /* no shared point: every weight is 1 */
