@@ -357,6 +357,11 @@ def _communicator(mf):
 
 def _getitem(self, index, with_internal_ghosts=False):
     sel = _Selection(self, index)
+    if not self.ok() and self.size > 0:
+        # raised on every rank alike (array(mfi) would raise only where fabs are,
+        # leaving the other ranks in the gather)
+        raise RuntimeError("MultiFab.__getitem__: the MultiFab holds no data (made with alloc=False, or cleared, "
+                           "or made before finalize())")
     dim = sel.dim
     views = _fab_views(self)
     mini_lo, mini_hi = sel.lo[:dim], sel.hi[:dim]

@@ -488,6 +488,29 @@ def check_foreign_iterator():
         assert np.array_equal(c[...], a[...])
 
 
+def check_no_data():
+    # no data anywhere (alloc=False, cleared), while some ranks hold no fabs:
+    # every rank raises, none waits in a collective
+    with Runtime():
+        for dim in (1, 3):
+            for strategy in ("one", "reversed"):
+                amr, ba, dm = layout(dim, strategy)
+                a = amr.MultiFab(ba, dm, 1, 0, amr.MFInfo().set_alloc(False))
+                b = amr.MultiFab(ba, dm, 1, 0)
+                b.clear()
+                for mf in (a, b):
+                    assert not mf.ok()
+                    for bad in (lambda: mf.sum(0), lambda: mf.max(0), lambda: mf.norm2(0), lambda: mf[...],
+                                lambda: mf.minIndex(0, 0), lambda: amr.MultiFab.dot(mf, 0, 1, 0)):
+                        try:
+                            bad()
+                        except RuntimeError:
+                            pass
+                        else:
+                            raise AssertionError("a MultiFab without data was reduced / read")
+                    world().Barrier()
+
+
 def check_distribution_maps():
     with Runtime():
         amr, ba, dm = layout(3, "default")
@@ -521,4 +544,4 @@ def check_split_groups():
 
 
 run([check_reductions, check_tie_rules, check_nan_inf, check_nodal_unique, check_global_indexing,
-     check_incomplete_boxarray, check_foreign_iterator, check_distribution_maps, check_split_groups])
+     check_incomplete_boxarray, check_foreign_iterator, check_no_data, check_distribution_maps, check_split_groups])

@@ -1,0 +1,27 @@
+"""A pyAMReX script using mpi4py (tests/mpi/mpi_pyamrex_script.py: global
+indexing, reductions, operations) gives the same answers at 1, 2 and 4 ranks:
+its digest of everything it saw is identical (issue 12's "done when")."""
+import re
+
+import pytest
+
+from test_mpi import mpirun
+
+PROGRAM = "mpi_pyamrex_script.py"
+
+
+def _digest(nranks):
+    r = mpirun(PROGRAM, nranks)
+    report = f"--- stdout\n{r.stdout[-4000:]}\n--- stderr\n{r.stderr[-4000:]}"
+    assert r.returncode == 0, f"{PROGRAM} on {nranks} ranks failed (exit {r.returncode})\n{report}"
+    m = re.search(r"^DIGEST ([0-9a-f]{64})$", r.stdout, re.M)
+    assert m, report
+    return m.group(1), r.stdout
+
+
+@pytest.mark.mpi
+def test_same_digest_on_1_2_4_ranks():
+    d1, out1 = _digest(1)
+    for n in (2, 4):
+        dn, outn = _digest(n)
+        assert dn == d1, f"digest on {n} ranks differs from 1 rank\n--- 1 rank\n{out1}\n--- {n} ranks\n{outn}"
