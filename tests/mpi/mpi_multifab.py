@@ -67,15 +67,39 @@ def iformula(i, j, k, n):
     return ((7 * np.asarray(i) + 13 * np.asarray(j) + 29 * np.asarray(k) + 3 * np.asarray(n)) % 23 - 11).astype(np.int64)
 
 
+def view(mf, mfi):
+    """A writable [x, y, z, comp] view of a local fab: NumPy for host memory,
+    CuPy for device memory (the GPU half: BOXFAB_TEST_DEVICE=gpu)."""
+    a = mf.array(mfi)
+    try:
+        a.__array_interface__
+    except AttributeError:
+        return a.to_cupy()
+    return a.to_numpy()
+
+
+def host(x):
+    return x if isinstance(x, np.ndarray) else x.get()
+
+
+def assign(v, values):
+    """v[...] = values (a NumPy array or scalar) for a NumPy or CuPy view."""
+    if isinstance(v, np.ndarray) or np.isscalar(values):
+        v[...] = values
+    else:
+        import cupy
+        v[...] = cupy.asarray(values)
+
+
 def fill(mf, f, dim):
     """Every local fab, ghost cells included, from the formula."""
     for mfi in mf:
-        arr = mf.array(mfi).to_numpy()
+        arr = view(mf, mfi)
         lo, hi = pad3(mfi.fabbox(), dim)
         k, j, i, n = np.meshgrid(*(np.arange(lo[d], hi[d] + 1) for d in (2, 1, 0)), np.arange(arr.shape[3]),
                                  indexing="ij")
         # arr is [x, y, z, comp]
-        arr[...] = np.transpose(f(i, j, k, n), (2, 1, 0, 3))
+        assign(arr, np.transpose(f(i, j, k, n), (2, 1, 0, 3)))
 
 
 def layout(dim, strategy="default", ba=None):
@@ -282,7 +306,7 @@ def check_reductions():
                     own = owners(dm)
                     mine = [b for b in range(len(ba)) if own[b] == rank()]
                     assert [mfi.index for mfi in mf] == mine
-                    views = mf.to_numpy()
+                    views = [host(v) for v in mf.to_xp()]
                     assert len(views) == len(mine)
                     for b, v in zip(mine, views):
                         lo, hi = grow(*pad3(ba[b], dim), 1, dim)
@@ -311,7 +335,7 @@ def check_tie_rules():
             mf.set_val(-0.0)
             for mfi in mf:
                 if mfi.index == 0:
-                    mf.array(mfi).to_numpy()[...] = 0.0
+                    assign(view(mf, mfi), 0.0)
             for v in (mf.min(0), mf.max(0), mf.min(0, 1)):
                 assert v == 0.0 and math.copysign(1.0, v) == 1.0, v
             same_everywhere([mf.min(0), mf.max(0)], "signed zeros")
@@ -329,7 +353,7 @@ def check_nan_inf():
             last = len(ba) - 1  # owned by rank 0 in the reversed map
             for mfi in mf:
                 if mfi.index == last:
-                    a = mf.array(mfi).to_numpy()
+                    a = view(mf, mfi)
                     pad = (0,) * (3 - dim)
                     a[(1,) * dim + pad + (1,)] = np.nan  # a valid cell (fab index 1 = valid lo), component 1
                     a[(0,) * dim + pad + (0,)] = np.inf  # a ghost cell of component 0
@@ -446,7 +470,7 @@ def check_incomplete_boxarray():
                 # ghost cells that disagree: the pieces land in global box order
                 # (a later box overwrites an earlier one), as on one rank
                 for mfi in mf:
-                    mf.array(mfi).to_numpy()[...] = mfi.index + 1
+                    assign(view(mf, mfi), mfi.index + 1)
                 paint = np.zeros(ext)
                 for b, (lo, hi) in enumerate(boxes_of(ba, dim)):
                     glo, ghi = grow(lo, hi, 1, dim)

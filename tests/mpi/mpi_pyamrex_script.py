@@ -35,12 +35,16 @@ def main():
         for mfi in mf:
             bx = mfi.validbox()
             glo = mfi.fabbox().small_end
-            arr = mf.array(mfi).to_numpy()  # [x, y, z, comp], from the fab's lower corner
+            arr = mf.array(mfi).to_xp()  # [x, y, z, comp], from the fab's lower corner (CuPy on a GPU)
             lo, hi = bx.small_end, bx.big_end
             i, j, k, n = np.meshgrid(np.arange(lo[0], hi[0] + 1), np.arange(lo[1], hi[1] + 1),
                                      np.arange(lo[2], hi[2] + 1), np.arange(2), indexing="ij")
+            values = formula(i, j, k, n)
+            if not isinstance(arr, np.ndarray):
+                import cupy
+                values = cupy.asarray(values)
             arr[lo[0] - glo[0]:hi[0] - glo[0] + 1, lo[1] - glo[1]:hi[1] - glo[1] + 1,
-                lo[2] - glo[2]:hi[2] - glo[2] + 1, :] = formula(i, j, k, n)
+                lo[2] - glo[2]:hi[2] - glo[2] + 1, :] = values
 
         # global indexing: every rank gets the whole array
         whole = mf[...]
