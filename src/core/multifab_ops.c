@@ -236,20 +236,21 @@ static int over_ranks(int op, const bf_multifab *a, int err, bf_kresult *res, in
   if (size <= 1) return err;
   rank_part mine = {.value = res->value, .isum = res->isum, .gbox = gbox, .found = res->found, .err = err != 0};
   for (int d = 0; d < 3; ++d) mine.index[d] = res->index[d];
-  rank_part *all = malloc((size_t)size * sizeof *all);
-  /* an allocation failure here cannot be agreed on: the allgather needs the
-   * buffer (a few dozen bytes per rank) */
+  /* up to 256 ranks on the stack: no allocation that could fail on one rank
+   * only (it would leave the others in the allgather) */
+  rank_part stack[256];
+  rank_part *all = size <= 256 ? stack : malloc((size_t)size * sizeof *all);
   BF_CHECK(all != NULL, BF_ERROR_MEMORY, "%s: out of memory", what);
   int cerr = bf_comm_allgather(c, &mine, sizeof mine, all);
   if (cerr) {
-    free(all);
+    if (all != stack) free(all);
     return cerr;
   }
   int failed = -1;
   for (int r = 0; r < size && failed < 0; ++r)
     if (all[r].err) failed = r;
   if (failed >= 0) {
-    free(all);
+    if (all != stack) free(all);
     return err ? err : bf_error_set(BF_ERROR_MEMORY, what, "failed on rank %d (out of memory)", failed);
   }
   bf_kresult out = {0};
@@ -291,7 +292,7 @@ static int over_ranks(int op, const bf_multifab *a, int err, bf_kresult *res, in
     break;
   }
   }
-  free(all);
+  if (all != stack) free(all);
   *res = out;
   return BF_SUCCESS;
 }
