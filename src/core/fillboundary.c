@@ -1,6 +1,5 @@
 /* Ghost exchange and copies between layouts: fill_boundary, sum_boundary,
- * override_sync, average_sync, parallel_copy (see include/boxfab/multifab.h),
- * and the overlap counts of the norms with a Periodicity (bf_mf_overlap_mask).
+ * override_sync, average_sync, parallel_copy (see include/boxfab/multifab.h).
  * Each gets its cached plan (fillboundary_plan.c), compiled once per pair of
  * fab shapes into block copies (bf_xtask), and runs it through the backend's
  * exchange kernel: no allocation per call (except the staging buffer of runs
@@ -478,35 +477,6 @@ int bf_multifab_average_sync(bf_multifab *mf, int scomp, int ncomp, const bf_per
   bf_multifab_destroy(&cnt);
   bf_plan_done(p);
   return err;
-}
-
-int bf_mf_overlap_mask(const bf_multifab *mf, const bf_periodicity *period, bf_multifab **out) {
-  BF_CHECK(out != NULL, BF_ERROR_VALUE, "NULL result pointer");
-  *out = NULL;
-  BF_CALL(bf_mf_check_data(mf));
-  BF_CALL(bf_mf_check_period(mf, period));
-  /* the average_sync plan lists, for every valid box, the other (box, shift)
-   * pairs that share its points: the count is 1 + the items over a point */
-  bf_plan_key k;
-  key_init(&k, BF_PLAN_AVERAGE_SYNC, mf, mf, NULL, NULL, period, false);
-  bf_plan *p;
-  BF_CALL(bf_plan_get(&k, &p));
-  if (p->nitems == 0 && p->nritems == 0 && p->nlate == 0) { /* nothing shared here: every count is 1 */
-    bf_plan_done(p);
-    return BF_SUCCESS;
-  }
-  bf_multifab *cnt = NULL;
-  int err = bf_multifab_create(mf->ba, mf->dm, 1, bf_intvect_splat(mf->dim, 0), BF_DTYPE_DOUBLE, mf->arena, true,
-                               &cnt);
-  if (!err) err = bf_multifab_set_val_all(cnt, 1.0);
-  if (!err) err = exec_plan(p, BF_KOP_PLUS_S, 1.0, cnt, NULL, 0, 0, 1, false, false);
-  bf_plan_done(p);
-  if (err) {
-    bf_multifab_destroy(&cnt);
-    return err;
-  }
-  *out = cnt;
-  return BF_SUCCESS;
 }
 
 static int pcopy(int op, bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp, int ncomp,

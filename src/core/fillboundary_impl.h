@@ -146,11 +146,4 @@ int bf_plan_exec_get(bf_plan *plan, const bf_multifab *dst, const bf_multifab *s
 int bf_plan_glist_get(bf_plan *plan, const bf_backend *be, const bf_kargs *g, const bf_multifab *dst,
                       const bf_multifab *src, bool serial, const bf_plan_glist **out);
 
-/* AMReX's MultiFab::OverlapMask(period) (AMReX_MultiFab.cpp): a new double
- * MultiFab (1 component, no ghost cells, mf's layout and arena) whose value
- * at each valid point of each box is the number of (box, periodic shift)
- * pairs holding that point, the box itself included (period NULL: not
- * periodic).  *out is NULL when every count is 1 (no point is shared). */
-int bf_mf_overlap_mask(const bf_multifab *mf, const bf_periodicity *period, bf_multifab **out);
-
 #endif
