@@ -496,16 +496,12 @@ def check_errors_agree():
 
 def check_deposit():
     """CIC deposit on N ranks equals the one-rank deposit (ghost contributions summed across ranks by
-    MultiFab.sum_boundary: distributed by helper "mpicomm"; until it lands this check only runs on
-    one rank)."""
+    MultiFab.sum_boundary)."""
     amr, me, n = amr3, rank(), size()
     dim = 3
     start(amr)
     try:
-        if n > 1 and not _sum_boundary_ok(amr):
-            if me == 0:
-                print("  check_deposit: sum_boundary is not distributed yet (mpicomm): skipped on", n, "ranks")
-            return
+        assert _sum_boundary_ok(amr), "sum_boundary does not add the ghost cells of other ranks"
         pc, ba, dm, per = make(amr, dim, per=[1, 1, 1])
         rng = np.random.default_rng(21)
         pos = rng.uniform(0, 1, (2000, 3))
@@ -564,8 +560,9 @@ def _sum_boundary_ok(amr):
     mf = amr.MultiFab(ba, dm, 1, 1)
     mf.set_val(1.0)
     mf.sum_boundary(gm.periodicity())
-    # each valid cell gains one per ghost cell image of it: 16^3 cells grown by one cell, periodic
-    return abs(mf.sum(0) - 18.0 ** 3) < 1e-9
+    # periodic: every ghost cell of every box is the image of a valid cell and adds its 1 there, so the
+    # valid cells then hold, together, one per cell of each box grown by one (8 boxes of 10^3)
+    return abs(mf.sum(0) - 8 * 10.0 ** 3) < 1e-9
 
 
 if __name__ == "__main__":
