@@ -3,6 +3,7 @@ indexing, reductions, operations) gives the same answers at 1, 2 and 4 ranks:
 its digest of everything it saw is identical (issue 12's "done when").  Its
 sums of inexact data are the same bits from run to run at a given number of
 ranks, and within 1e-13 relative across rank counts."""
+import pathlib
 import re
 
 import pytest
@@ -32,3 +33,24 @@ def test_same_digest_on_1_2_4_ranks():
             assert abs(a - b) <= 1e-13 * abs(b), (n, xn, x1)
         if n == 4:  # run to run: the same bits
             assert _digest(4)[1] == xn
+
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "heat_equation.py"
+
+
+@pytest.mark.mpi
+def test_heat_example_same_answers_on_1_2_4_ranks(tmp_path):
+    """The README's example under mpirun: the same progress lines, conservation and decay on 1, 2
+    and 4 ranks, printed once (rank 0), its plotfile and tracers written and checked."""
+    lines = {}
+    for n in (1, 2, 4):
+        plt = tmp_path / f"plt{n}"
+        r = mpirun(str(EXAMPLE), n, args=("--n", "32", "--max-grid", "8", "--steps", "20", "--print-every", "10",
+                                          "--png", "", "--plotfile", str(plt), "--tracers", "200"))
+        report = f"--- stdout\n{r.stdout[-4000:]}\n--- stderr\n{r.stderr[-4000:]}"
+        assert r.returncode == 0, f"heat_equation.py on {n} ranks failed\n{report}"
+        assert r.stdout.count("checks: passed") == 1, report          # one rank prints
+        assert (plt / "Header").is_file() and (plt / "tracers" / "Header").is_file(), report
+        lines[n] = [ln for ln in r.stdout.splitlines() if ln.startswith(("step", "mode amplitude"))]
+        assert len(lines[n]) == 3, report
+    assert lines[2] == lines[1] and lines[4] == lines[1], lines
