@@ -8,12 +8,14 @@
  *   <dir>/<name>/Level_L/DATA_00000 per grid: int32 block [id, cpu, ints...]
  *                                   then real block [pos..., reals...]
  *
- * Writing: one file per level (one rank), only particles with id > 0, the
- * whole directory built under a temporary sibling name and renamed into
- * place.  Reading: every file is untrusted; counts are checked against the
- * file sizes before anything is allocated, all data is read and checked
- * before the container changes, then the particles are added and
- * redistributed. */
+ * Writing: only particles with id > 0; each MPI rank writes its grids into
+ * Level_L/DATA_<rank / ceil(nprocs / nfiles)> (one rank: DATA_00000), rank 0
+ * the Header and Particle_H; the whole directory is built under a temporary
+ * sibling name and renamed into place once every rank agrees (write_dist).
+ * Reading: every file is untrusted; counts are checked against the file
+ * sizes before anything is allocated, all data is read and checked (each
+ * rank its grids) and the outcome agreed before the container changes, then
+ * the particles are added and redistributed (bf_pc_restart). */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
