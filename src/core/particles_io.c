@@ -548,7 +548,7 @@ static int write_dist(const bf_pc *pc, const char *dir, const char *name, bool c
     else if (err == BF_SUCCESS) memset(&rq, 0, sizeof rq);
     if (err == BF_SUCCESS && prev >= 0 && (err = bf_comm_irecv(&rq, &token, sizeof token, prev, BF_TAG_IO, 0)) == 0)
       err = bf_comm_waitall(&rq);
-    if (err == BF_SUCCESS)
+    if (err == BF_SUCCESS && rc == BF_SUCCESS) /* after a failure on an earlier level: only the tokens */
       err = write_level_part(pc, lev, path, mystart[lev], mycnt[lev] * psize, myfile, checkpoint, ichunk, rchunk,
                              lgrids[lev], nlg[lev], ent[lev]);
     /* the token goes on even after a failure: nobody waits forever */
