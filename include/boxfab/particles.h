@@ -486,6 +486,17 @@ BF_EXPORT int bf_pc_checkpoint(const bf_pc *pc, const char *dir, const char *nam
 /** Both, choosing: `checkpoint`; `named`: write the container's SoA component
  *  names instead of real_compN / int_compN (struct components keep those). */
 BF_EXPORT int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool checkpoint, bool named);
+/* Several processes (the three writers and bf_pc_restart are collective over the
+ * container's instance): each process writes its grids into
+ * Level_L/DATA_<rank / ceil(nprocs / nfiles)> (nfiles = max(1, min(nprocs,
+ * ParmParse particles.particles_nfiles)), 256 unless set, -1: nprocs), the
+ * processes of one file in rank order; process 0 writes Header and Particle_H
+ * with the gathered (file, count, offset) of every grid and renames the
+ * directory after all agree.  Particles waiting in the outbox: BF_ERROR_VALUE
+ * on every process.  An error on one process is returned on every process and
+ * nothing appears under the final name.  Restart: each process reads the grids
+ * it owns when the file's level BoxArray is the container's, else grid g is read
+ * by process g % nprocs; all check before any adds; then redistribute. */
 /** AMReX's Restart(dir, name): read particles written by boxfab or AMReX
  *  (Version_Two_Dot_Zero / _One, _double or _single, Version_One_Dot_*), add
  *  them to the container (existing particles stay; a level beyond the

@@ -331,29 +331,28 @@ def check_failure_on_one_rank():
 
 
 def check_particles_refused_across_ranks():
-    """Particle files across ranks wait for the distributed container (branch mpipart): on more than one rank
-    write_plotfile / checkpoint / restart raise RuntimeError on every rank and write nothing."""
+    """Particle files across ranks (the full tests: mpi_particle_io.py): write_plotfile / checkpoint into the
+    mesh plotfile and restart work on every rank count (they raised RuntimeError on more than one rank
+    before the distributed particle I/O)."""
     def go():
         mf, geom = make_mf()
         ba, dm = mf.box_array(), mf.dm()
+        plt = os.path.join(TMP, "plt_parts")
+        amr.write_single_level_plotfile(plt, mf, VARS, geom, 0.0, 0)
         pc = amr.ParticleContainer_pureSoA_8_0_default(geom, dm, ba)
-        for op in (lambda: pc.write_plotfile(TMP, "parts"), lambda: pc.checkpoint(TMP, "parts"),
-                   lambda: pc.restart(TMP, "parts")):
-            if size() == 1:
-                continue
-            try:
-                op()
-            except RuntimeError as e:
-                assert "MPI ranks" in str(e), str(e)
-            else:
-                raise AssertionError("no RuntimeError")
-        if size() == 1:
-            pc.write_plotfile(TMP, "parts")
-            pc.restart(TMP, "parts")
+        pc.init_random_per_box(5, 17, amr.ParticleInitType_pureSoA_8_0())
+        n = pc.total_number_of_particles()
+        assert n == 5 * ba.size
+        pc.write_plotfile(plt, "parts")
+        pc.checkpoint(plt, "parts_chk")
+        for name in ("parts", "parts_chk"):
+            back = amr.ParticleContainer_pureSoA_8_0_default(geom, dm, ba)
+            back.restart(plt, name)
+            assert back.total_number_of_particles() == n and back.OK()
     in_group(size(), go)
     if rank() == 0:
-        assert ("parts" in os.listdir(TMP)) == (size() == 1)
-        shutil.rmtree(os.path.join(TMP, "parts"), ignore_errors=True)
+        assert {"parts", "parts_chk", "Header"} <= set(os.listdir(os.path.join(TMP, "plt_parts")))
+        shutil.rmtree(os.path.join(TMP, "plt_parts"), ignore_errors=True)
 
 
 def check_yt():
