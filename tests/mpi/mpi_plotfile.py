@@ -330,7 +330,7 @@ def check_failure_on_one_rank():
         assert left == [], left
 
 
-def check_particles_refused_across_ranks():
+def check_particles_across_ranks():
     """Particle files across ranks (the full tests: mpi_particle_io.py): write_plotfile / checkpoint into the
     mesh plotfile and restart work on every rank count (they raised RuntimeError on more than one rank
     before the distributed particle I/O)."""
@@ -380,5 +380,5 @@ def check_cleanup():
 
 run([check_setup, check_write_plotfiles, check_read_plotfiles, check_vismf_round_trip,
      check_vismf_rewrite_fewer_ranks, check_nfiles, check_sparse, check_failure_on_one_rank,
-     check_particles_refused_across_ranks, check_yt,
+     check_particles_across_ranks, check_yt,
      check_cleanup])
