@@ -51,6 +51,9 @@ def test_heat_example_same_answers_on_1_2_4_ranks(tmp_path):
         assert r.returncode == 0, f"heat_equation.py on {n} ranks failed\n{report}"
         assert r.stdout.count("checks: passed") == 1, report          # one rank prints
         assert (plt / "Header").is_file() and (plt / "tracers" / "Header").is_file(), report
-        lines[n] = [ln for ln in r.stdout.splitlines() if ln.startswith(("step", "mode amplitude"))]
+        # the progress lines and the measured amplitude (10 digits); the relative differences printed
+        # after them are round-off of sums added in a different order on each rank count
+        lines[n] = [ln for ln in r.stdout.splitlines() if ln.startswith("step")]
+        lines[n] += re.findall(r"^mode amplitude at t = \S+: measured \S+", r.stdout, re.M)
         assert len(lines[n]) == 3, report
     assert lines[2] == lines[1] and lines[4] == lines[1], lines
