@@ -28,6 +28,10 @@ The script exits with status 1 if a check fails.  A PNG of the z-mid slice
 (gathered with global indexing, mf[:, :, n // 2, 0]) is written at the end
 when matplotlib is available.
 
+The same script runs on several MPI ranks (mpirun -n 4 ...): each rank
+steps the boxes it owns, fill_boundary exchanges the ghost cells between
+ranks, the sums are global, and only rank 0 prints.
+
 At the end the field is written as an AMReX plotfile (--plotfile, the same
 format and bytes AMReX writes; yt opens it with yt.load), together with
 tracer particles (--tracers): a particle container with a named component
@@ -45,6 +49,15 @@ import time
 import numpy as np
 
 import boxfab.space3d as amr
+
+
+IO_RANK = [True]  # this process prints (set after initialize: the I/O rank of the run)
+
+
+def say(*args):
+    """print() on the I/O rank only (every rank computes the same values)."""
+    if IO_RANK[0]:
+        print(*args, flush=True)
 
 
 def parse_args(argv=None):
@@ -115,16 +128,19 @@ def main(argv=None):
             modes.append(mode)
             u[...] = 0.0
             u[1:-1, 1:-1, 1:-1] = 1.0 + mode
-        mode_norm = sum(float(xp.sum(m * m)) for m in modes)
+        # sums over this rank's boxes, then over the ranks (one rank without MPI)
+        pd = amr.ParallelDescriptor
+        IO_RANK[0] = pd.IOProcessor()
+        mode_norm = pd.ReduceRealSum(sum(float(xp.sum(m * m)) for m in modes))
 
         def amplitude(views):
-            return sum(float(xp.sum(u[1:-1, 1:-1, 1:-1] * m)) for u, m in zip(views, modes)) / mode_norm
+            return pd.ReduceRealSum(sum(float(xp.sum(u[1:-1, 1:-1, 1:-1] * m)) for u, m in zip(views, modes))) / mode_norm
 
         sync()
         sum0 = old.sum(0)
         amp0 = amplitude(v_old)
-        print(f"heat equation: {n}^3 cells in {ba.size} boxes of at most {args.max_grid}^3, "
-              f"dt = {dt:.3e}, {args.steps} steps, D = {D}")
+        say(f"heat equation: {n}^3 cells in {ba.size} boxes of at most {args.max_grid}^3"
+            f"{f' on {pd.NProcs()} MPI ranks' if pd.NProcs() > 1 else ''}, dt = {dt:.3e}, {args.steps} steps, D = {D}")
         t_loop = time.perf_counter()
         t = 0.0
         for step in range(1, args.steps + 1):
@@ -146,8 +162,8 @@ def main(argv=None):
             v_old, v_new = v_new, v_old
             t += dt
             if step % args.print_every == 0 or step == args.steps:
-                print(f"step {step:5d}  time {t:.4e}  sum {old.sum(0):.10e}  "
-                      f"min {old.min(0):.6f}  max {old.max(0):.6f}", flush=True)
+                s, lo, hi = old.sum(0), old.min(0), old.max(0)  # global reductions: every rank calls them
+                say(f"step {step:5d}  time {t:.4e}  sum {s:.10e}  min {lo:.6f}  max {hi:.6f}")
         loop_time = time.perf_counter() - t_loop
 
         # ---- checks --------------------------------------------------------------------------
@@ -159,21 +175,21 @@ def main(argv=None):
         amp_exact = amp0 * math.exp(-3.0 * (2.0 * math.pi) ** 2 * D * t)
         err_discrete = abs(amp1 - amp_discrete) / abs(amp_discrete)
         err_exact = abs(amp1 - amp_exact) / abs(amp_exact)
-        print(f"conservation: sum {sum0:.12e} -> {sum1:.12e}, relative change {rel_sum:.2e}")
-        print(f"mode amplitude at t = {t:.4e}: measured {amp1:.10f}, discrete scheme {amp_discrete:.10f} "
+        say(f"conservation: sum {sum0:.12e} -> {sum1:.12e}, relative change {rel_sum:.2e}")
+        say(f"mode amplitude at t = {t:.4e}: measured {amp1:.10f}, discrete scheme {amp_discrete:.10f} "
               f"(rel. diff {err_discrete:.2e}), analytic exp(-12 pi^2 D t) {amp_exact:.10f} "
               f"(rel. diff {err_exact:.2e}, the O(dx^2) discretization error)")
 
         # ---- picture of the z-mid slice, gathered with global indexing ----------------------
         slab = old[:, :, n // 2, 0]
         assert slab.shape == (n, n)
-        if args.png:
+        if args.png and pd.IOProcessor():
             try:
                 import matplotlib
                 matplotlib.use("Agg")
                 import matplotlib.pyplot as plt
             except ImportError:
-                print("matplotlib is not installed: no PNG written")
+                say("matplotlib is not installed: no PNG written")
             else:
                 fig, ax = plt.subplots(figsize=(5, 4.2))
                 im = ax.imshow(slab.T, origin="lower", extent=(0, 1, 0, 1), cmap="inferno")
@@ -184,7 +200,7 @@ def main(argv=None):
                 fig.tight_layout()
                 fig.savefig(args.png, dpi=100)
                 plt.close(fig)
-                print(f"wrote {args.png}")
+                say(f"wrote {args.png}")
         # ---- plotfile and tracer particles -------------------------------------------------------
         plot_ok = True
         if args.plotfile:
@@ -194,28 +210,30 @@ def main(argv=None):
             msg = f"wrote {args.plotfile} (read back: the z-mid slice {'equals' if plot_ok else 'DIFFERS from'} u)"
             if args.tracers > 0:
                 pc = amr.ParticleContainer(geom, dm, ba, real_names=["u"])
-                rng = np.random.default_rng(1)
-                pc.add_particles(rng.random((args.tracers, 3)))
+                pos = np.random.default_rng(1).random((args.tracers, 3))
+                pc.add_particles(pos if pd.MyProc() == 0 else pos[:0])  # added once, sent to their ranks
                 old.fill_boundary(period)
                 pc.interpolate(old, "u", shape="cic")          # the field at each tracer (C kernels)
                 pc.write_plotfile(args.plotfile, "tracers")
-                df = pc.to_df()
+                df = pc.to_df(local=False)                     # gathered on rank 0 (None elsewhere)
                 lo, hi = old.min(0), old.max(0)
-                tr_ok = len(df) == args.tracers and bool(((df["u"] >= lo - 1e-12) & (df["u"] <= hi + 1e-12)).all())
+                tr_ok = df is None or (len(df) == args.tracers
+                                       and bool(((df["u"] >= lo - 1e-12) & (df["u"] <= hi + 1e-12)).all()))
+                tr_ok = pd.ReduceBoolAnd(tr_ok)
                 plot_ok = plot_ok and tr_ok
                 msg += f", with {args.tracers} tracer particles ({args.plotfile}/tracers, u in [{lo:.4f}, {hi:.4f}]: " \
                        f"{'yes' if tr_ok else 'NO'})"
                 del pc
-            print(msg)
+            say(msg)
     total = time.perf_counter() - t_start
-    print(f"time: {loop_time:.2f} s for {args.steps} steps ({1e3 * loop_time / max(args.steps, 1):.2f} ms/step), "
+    say(f"time: {loop_time:.2f} s for {args.steps} steps ({1e3 * loop_time / max(args.steps, 1):.2f} ms/step), "
           f"{total:.2f} s in all")
 
     ok = rel_sum < 1e-10 and err_discrete < 1e-8
     # the continuous solution: the discretization error is about (2 pi dx)^2 / 12 per direction squared term
     ok = ok and err_exact < max(1e-6, 10.0 * (2 * math.pi * dx) ** 2 / 12.0 * 3.0 * (2 * math.pi) ** 2 * D * t)
     ok = ok and plot_ok
-    print("checks:", "passed" if ok else "FAILED")
+    say("checks:", "passed" if ok else "FAILED")
     return 0 if ok else 1
 
 

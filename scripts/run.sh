@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-env.sh
 bf_ensure_system_packages
-bf_ensure_venv numpy matplotlib scikit-build-core
+bf_ensure_venv numpy matplotlib scikit-build-core mpi4py
 bf_install_boxfab
 echo "== examples/heat_equation.py"
 "$PY" examples/heat_equation.py --png heat_slice.png "$@"

@@ -3,7 +3,8 @@
 # pip into the virtual environment .venv), exports PY (its python), and
 # builds and installs boxfab into it (bf_install_boxfab: skipped when the
 # sources have not changed since the last install).
-BOXFAB_APT_PACKAGES=(build-essential cmake ninja-build pkg-config python3 python3-dev python3-venv)
+# MPI (Open MPI: the library, its headers and mpirun) for the distributed engine.
+BOXFAB_APT_PACKAGES=(build-essential cmake ninja-build pkg-config python3 python3-dev python3-venv libopenmpi-dev openmpi-bin)
 
 # What goes into the installed package: a change to any of these (tracked, or
 # new and not ignored by git) rebuilds it.

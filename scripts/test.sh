@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-env.sh
 bf_ensure_system_packages
-bf_ensure_venv numpy matplotlib pytest hypothesis mypy scikit-build-core pandas yt
+bf_ensure_venv numpy matplotlib pytest hypothesis mypy scikit-build-core pandas yt mpi4py
 
 jobs=$(nproc)
 
@@ -40,4 +40,6 @@ echo "== pytest"
 # Run from tests/ so that the installed package (not the source tree) is
 # imported; the tests of the installed C files (test_c_from_pip.py) must not
 # skip for want of an installed package here.
-cd tests && BOXFAB_REQUIRE_INSTALLED=1 "$PY" -m pytest -q -rs -p no:cacheprovider python "$@"
+# BOXFAB_REQUIRE_MPI: the MPI suite (tests/python/test_mpi.py, mpirun -n 1, 2, 4) fails
+# instead of skipping when MPI, mpirun or mpi4py is missing.
+cd tests && BOXFAB_REQUIRE_INSTALLED=1 BOXFAB_REQUIRE_MPI=1 "$PY" -m pytest -q -rs -p no:cacheprovider python "$@"

@@ -29,9 +29,16 @@
  *
  * Threads.  Loops run on OpenMP threads over fabs / row chunks.  Reductions are
  * deterministic: the same layout gives bit-identical results every time,
- * whatever the number of threads.  `local` arguments (reduce on this rank
- * only) are accepted for the distributed engine; without MPI they change
- * nothing. */
+ * whatever the number of threads.
+ *
+ * Ranks.  Reductions are global: collective over the ranks of the MultiFab's
+ * runtime instance (every rank must call them, in the same order), every rank
+ * gets the same result.  Sums of doubles are added in rank order
+ * (deterministic for a given number of ranks, within rounding of the one-rank
+ * sum), int sums are exact, min / max and the cells of min_index / max_index
+ * are those one rank would find.  `local` = true reduces this rank's fabs
+ * only (no communication; the start values of min / max on a rank without
+ * fabs).  Without MPI, or on one rank, `local` changes nothing. */
 #ifndef BOXFAB_MULTIFAB_H
 #define BOXFAB_MULTIFAB_H
 
@@ -196,8 +203,9 @@ BF_EXPORT int bf_multifab_min(const bf_multifab *mf, const bf_box *region, int c
                               double *result);
 BF_EXPORT int bf_multifab_max(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect nghost, bool local,
                               double *result);
-/** Cell of the first min / max (fab order, then k, j, i); BF_ERROR_VALUE when
- *  nothing is selected. */
+/** Cell of the first min / max (global box order, then k, j, i: the same cell
+ *  on any number of ranks; AMReX takes the lowest rank holding the extremum and,
+ *  within a rank, any cell); BF_ERROR_VALUE when nothing is selected. */
 BF_EXPORT int bf_multifab_min_index(const bf_multifab *mf, int comp, bf_intvect nghost, bf_intvect *cell);
 BF_EXPORT int bf_multifab_max_index(const bf_multifab *mf, int comp, bf_intvect nghost, bf_intvect *cell);
 /** Σ over valid cells of component comp (∩ region). */
@@ -293,6 +301,13 @@ BF_EXPORT int bf_multifab_parallel_add(bf_multifab *dst, const bf_multifab *src,
  *  the cache is full: at most BF_PLAN_CACHE_SIZE, least recently used first). */
 #define BF_PLAN_CACHE_SIZE 64
 BF_EXPORT int bf_plan_cache_size(void);
+/* Counters of the ghost exchange across processes (fill_boundary and the
+ * copy family): out[0..n) receives, of this process, the bytes and the
+ * messages it sent in its last exchange on a communicator of more than one
+ * process (fill_boundary, sum_boundary, the syncs, parallel_copy/add), the
+ * bytes and messages it received then, and the total bytes and messages sent since
+ * start-up (at most 6 values). */
+BF_EXPORT int bf_exchange_stats(int64_t *out, int n);
 BF_EXPORT void bf_plan_cache_clear(void);
 
 /* Kept task lists (introspection, for tests).  Element-wise operations and

@@ -301,10 +301,13 @@ BF_EXPORT int bf_pc_tiles(const bf_pc *pc, int lev, bool nonempty_only, bf_pc_ti
 BF_EXPORT int bf_pc_resize_data(bf_pc *pc);
 
 /* -- counts -- */
-/** Particles of a level / all levels; only_valid counts ids > 0 only. */
+/** Particles of a level / all levels; only_valid counts ids > 0 only.
+ *  Global (summed over the processes, collective) unless only_local; the
+ *  total includes particles waiting in the outbox (bf_pc_add_particles_at_level). */
 BF_EXPORT int bf_pc_num_particles_at_level(const bf_pc *pc, int lev, bool only_valid, bool only_local, int64_t *n);
 BF_EXPORT int bf_pc_total_num_particles(const bf_pc *pc, bool only_valid, bool only_local, int64_t *n);
-/** counts[g] for every grid g of level lev (length = BoxArray size). */
+/** counts[g] for every grid g of level lev (length = BoxArray size): global
+ *  (collective), or with only_local this process's (0 for other grids). */
 BF_EXPORT int bf_pc_num_particles_in_grid(const bf_pc *pc, int lev, bool only_valid, bool only_local, int64_t *counts);
 /** Bytes of particle data held (used: size; capacity: reserved). */
 BF_EXPORT int bf_pc_bytes(const bf_pc *pc, int64_t *used, int64_t *capacity);
@@ -334,20 +337,32 @@ typedef struct bf_pinit {
 
 /** AMReX's InitRandom: `count` particles at uniform random positions in
  *  `box` (NULL = the level-0 problem domain; must lie inside it), ids from the
- *  container's id family, cpu = this rank, other data from `init`; then
- *  redistributed.  `seed` > 0.  serialize as AMReX (one generator for all
- *  ranks; same result on one rank).  The positions depend only on (seed, i). */
+ *  container's id family, other data from `init`; then redistributed.
+ *  `seed` > 0.  The positions depend only on (seed, i), not on the number of
+ *  processes: every process draws all of them (counter-based generator, no
+ *  message) and keeps those of its grids.  Ids and cpus as AMReX gives them:
+ *  without serialize, process r "generates" particles [s_r, s_r + M_r)
+ *  (M = count / nprocs, process 0 also the remainder) with M_r consecutive
+ *  ids of its own counter and cpu r; with serialize, each process numbers the
+ *  particles it keeps (in generation order) from its own counter, cpu = itself.
+ *  Collective with several processes. */
 BF_EXPORT int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *init, bool serialize,
                                 const bf_realbox *box);
-/** AMReX's InitRandomPerBox: count_per_box particles in each box of level 0. */
+/** AMReX's InitRandomPerBox: count_per_box particles in each box of level 0;
+ *  each process fills its own boxes (positions of box g: counters
+ *  g * count_per_box + k, the same on any number of processes), ids from its
+ *  own counter, cpu = itself.  Collective with several processes (particles of
+ *  finer levels' grids go to their owners). */
 BF_EXPORT int bf_pc_init_random_per_box(bf_pc *pc, int64_t count_per_box, uint64_t seed, const bf_pinit *init);
 /** AMReX's InitOnePerCell: one particle per cell of level 0 at lo + off*dx
- *  (off[d] in [0, 1)). */
+ *  (off[d] in [0, 1)); each process fills its own boxes (as init_random_per_box). */
 BF_EXPORT int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init);
 
 /** Append the particles of `src` (same layout; its run-time component counts
  *  must equal the container's) to level lev; they go to the first local tile
- *  until redistribute (AMReX's addParticles). */
+ *  until redistribute (AMReX's addParticles), or, on a process without grids
+ *  on that level, to the container's outbox (not seen by iterators; counted
+ *  by bf_pc_total_num_particles; sent by the next redistribute). */
 BF_EXPORT int bf_pc_add_particles_at_level(bf_pc *pc, const bf_ptile *src, int lev, int ngrow);
 
 /** Columns of particles to add: positions (dim arrays), reals of every SoA
@@ -367,7 +382,12 @@ typedef struct bf_pcolumns {
   const int32_t *cpus;
 } bf_pcolumns;
 /** Add particles from columns to level lev, then redistribute that level
- *  when `redistribute` (else they sit in the first local tile). */
+ *  when `redistribute` (else they sit in the first local tile, or the outbox
+ *  on a process without grids there).  With several processes and
+ *  `redistribute`, collective: particles of other processes' grids are sent
+ *  to them; an error on one process (say a non-finite position) is an error
+ *  on every process (the others get BF_ERROR_RUNTIME; their own particles
+ *  are added). */
 BF_EXPORT int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistribute);
 
 /* -- moving and removing -- */
@@ -376,10 +396,29 @@ BF_EXPORT int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, boo
  *  non-periodic boundary are removed, with remove_negative particles with
  *  id <= 0 too; every particle goes to the finest level in
  *  [lev_min, lev_max] (lev_max -1 = finest) whose BoxArray contains its
- *  cell, into the tile of that cell.  Particles that stay keep their order;
- *  arrivals are appended in source order.  Empty tiles are removed. */
+ *  cell, into the tile of that cell, on the process that the level's
+ *  DistributionMapping names for that grid.  Empty tiles are removed.
+ *
+ *  Order (reproducible for a given number of processes): a tile holds the
+ *  particles that stayed, in their order; then the arrivals from this
+ *  process's tiles, in source order (level, grid, tile, index; the outbox
+ *  last); then the arrivals from process 0, 1, ... (not this one), each in
+ *  its sender's source order.
+ *
+ *  Several processes (collective: every process calls it with the same
+ *  arguments): the leavers are staged per destination process, counts are
+ *  exchanged (alltoall), then one message per pair of processes that
+ *  exchange particles, holding every vector of the particles (AoS, idcpu,
+ *  all SoA components, run-time ones included); the receiver locates the
+ *  arrivals again (their positions were wrapped by the sender).  Device
+ *  memory goes through host (pinned) buffers.  An error on one process
+ *  before the exchange is an error on every process (BF_ERROR_RUNTIME,
+ *  "failed on another process") and nothing moves; an MPI failure during the
+ *  exchange may lose particles (the message says so).  `local` (AMReX's
+ *  neighbour-only hint) takes the same path. */
 BF_EXPORT int bf_pc_redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, int local, bool remove_negative);
-/** AMReX's OK(): every particle with id > 0 is where redistribute would put it. */
+/** AMReX's OK(): every particle with id > 0 is where redistribute would put it
+ *  (on every process: collective with several; none waits in the outbox). */
 BF_EXPORT int bf_pc_ok(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool *ok);
 BF_EXPORT int bf_pc_clear(bf_pc *pc);
 BF_EXPORT int bf_pc_remove_at_level(bf_pc *pc, int lev);
@@ -447,6 +486,17 @@ BF_EXPORT int bf_pc_checkpoint(const bf_pc *pc, const char *dir, const char *nam
 /** Both, choosing: `checkpoint`; `named`: write the container's SoA component
  *  names instead of real_compN / int_compN (struct components keep those). */
 BF_EXPORT int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool checkpoint, bool named);
+/* Several processes (the three writers and bf_pc_restart are collective over the
+ * container's instance): each process writes its grids into
+ * Level_L/DATA_<rank / ceil(nprocs / nfiles)> (nfiles = max(1, min(nprocs,
+ * ParmParse particles.particles_nfiles)), 256 unless set, -1: nprocs), the
+ * processes of one file in rank order; process 0 writes Header and Particle_H
+ * with the gathered (file, count, offset) of every grid and renames the
+ * directory after all agree.  Particles waiting in the outbox: BF_ERROR_VALUE
+ * on every process.  An error on one process is returned on every process and
+ * nothing appears under the final name.  Restart: each process reads the grids
+ * it owns when the file's level BoxArray is the container's, else grid g is read
+ * by process g % nprocs; all check before any adds; then redistribute. */
 /** AMReX's Restart(dir, name): read particles written by boxfab or AMReX
  *  (Version_Two_Dot_Zero / _One, _double or _single, Version_One_Dot_*), add
  *  them to the container (existing particles stay; a level beyond the

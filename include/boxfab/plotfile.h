@@ -118,6 +118,16 @@ BF_EXPORT int bf_vismf_write(const bf_multifab *mf, const char *name);
 BF_EXPORT int bf_vismf_read(bf_multifab *mf, const char *name);
 BF_EXPORT int bf_vismf_read_new(const char *name, bf_multifab **mf);
 
+/* Across MPI ranks (AMReX's NFiles): the plotfile and VisMF writers put the
+ * FABs of a MultiFab in at most nOutFiles data files (256 by default, never
+ * more than the ranks): rank r writes into <name>_D_<r / ceil(nprocs/nfiles)>,
+ * the ranks of one file in rank order; when fewer ranks than nfiles hold
+ * boxes, each rank with boxes writes <name>_D_<r>.  The headers are written
+ * by rank 0.  Writers and readers are collective over the instance's ranks
+ * and fail on every rank when one rank fails. */
+BF_EXPORT int bf_vismf_set_noutfiles(int n);
+BF_EXPORT int bf_vismf_get_noutfiles(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 #define BOXFAB_RUNTIME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "boxfab/base.h"
@@ -37,6 +38,27 @@ BF_EXPORT int bf_runtime_initialize(int nargs, const char *const *args, uint64_t
  *  A first token without '=' that is not an existing file is the
  *  "key=value" error of bf_runtime_initialize. */
 BF_EXPORT int bf_runtime_initialize_dim(int dim, int nargs, const char *const *args, uint64_t *id);
+
+/** The default communicator for bf_runtime_initialize_comm: MPI_COMM_WORLD. */
+#define BF_COMM_WORLD ((int64_t)-1)
+
+/** bf_runtime_initialize_dim on an MPI communicator given by its Fortran
+ *  handle `comm_f` (MPI_Comm_c2f; mpi4py's `comm.py2f()`), so that the public
+ *  API names no MPI type.  The instance works on a duplicate of it (its own
+ *  message space); BF_COMM_WORLD means MPI_COMM_WORLD.
+ *  MPI's life: when MPI is already initialized (e.g. by mpi4py), boxfab uses
+ *  it and never finalizes it.  Otherwise, when an MPI launcher (mpirun,
+ *  mpiexec, srun) started this process, boxfab initializes MPI
+ *  (MPI_THREAD_SERIALIZED) and finalizes it at process exit, not at
+ *  bf_runtime_finalize, so that a later initialize/finalize cycle works.  A
+ *  process that no launcher started and that did not initialize MPI runs as
+ *  one rank without MPI (no MPI_Init).
+ *  BF_ERROR_UNSUPPORTED when comm_f is not BF_COMM_WORLD in a build without
+ *  MPI; BF_ERROR_RUNTIME when a communicator is given but MPI is not
+ *  initialized, or MPI was finalized; BF_ERROR_VALUE for an
+ *  intercommunicator or MPI_COMM_NULL. */
+BF_EXPORT int bf_runtime_initialize_comm(int dim, int nargs, const char *const *args, int64_t comm_f,
+                                         uint64_t *id);
 
 /** Finalize the top instance. BF_ERROR_RUNTIME when none is active.
  *  The finalize hooks run first (with the instance still active); when the
@@ -101,10 +123,45 @@ typedef void (*bf_runtime_output_fn)(int stream, const char *text, void *ctx);
  *  extension sets one that writes to sys.stdout / sys.stderr. */
 BF_EXPORT void bf_runtime_set_output(bf_runtime_output_fn fn, void *ctx);
 
-/** Parallel descriptor: number of ranks, this rank, I/O rank (1, 0, 0 without MPI). */
+/** Parallel descriptor of the top instance's communicator: number of ranks,
+ *  this rank, I/O rank (1, 0, 0 without MPI or without an instance). */
 BF_EXPORT int bf_parallel_nprocs(void);
 BF_EXPORT int bf_parallel_myproc(void);
 BF_EXPORT int bf_parallel_ioprocessor_number(void);
+
+/** True when the top instance communicates through MPI (false without MPI,
+ *  without an instance, or for a single process that no launcher started). */
+BF_EXPORT bool bf_parallel_uses_mpi(void);
+
+/** Fortran handle (MPI_Comm_c2f) of the top instance's communicator, for
+ *  mpi4py's `MPI.Comm.f2py`.  BF_ERROR_RUNTIME when no instance is active or
+ *  it does not use MPI (see bf_parallel_uses_mpi). */
+BF_EXPORT int bf_parallel_communicator(int64_t *comm_f);
+
+/** MPI's library version string (MPI_Get_library_version) into buf (at most
+ *  len bytes, NUL-terminated); "" without MPI. */
+BF_EXPORT void bf_parallel_mpi_library(char *buf, size_t len);
+
+/** True when device (CUDA) pointers are handed to MPI directly: the MPI is
+ *  CUDA-aware (detected at run time, Open MPI's MPIX_Query_cuda_support),
+ *  unless BOXFAB_MPI_CUDA_AWARE=0 (=1 forces it on); else device data travel
+ *  through pinned host buffers. */
+BF_EXPORT bool bf_parallel_cuda_aware(void);
+
+/** Barrier over the top instance's ranks (nothing without MPI). */
+BF_EXPORT int bf_parallel_barrier(void);
+
+/** Reductions over the top instance's ranks, in place: n values of double
+ *  (reduce_double) or int64 (reduce_int64); op 0 sum, 1 min, 2 max, 3 logical
+ *  and, 4 logical or; the result on every rank when root < 0, else on rank
+ *  root (the others keep their values).  Sums are added in rank order:
+ *  deterministic for a given number of ranks.  BF_ERROR_VALUE for an unknown
+ *  op or root >= nprocs. */
+BF_EXPORT int bf_parallel_reduce_double(double *v, int64_t n, int op, int root);
+BF_EXPORT int bf_parallel_reduce_int64(int64_t *v, int64_t n, int op, int root);
+
+/** Broadcast `bytes` bytes from rank root of the top instance. */
+BF_EXPORT int bf_parallel_bcast(void *buf, size_t bytes, int root);
 
 /** Build information: what this build of the library contains. */
 BF_EXPORT bool bf_build_has_cuda(void);

@@ -40,9 +40,14 @@ asserts or would return wrong data:
   only that first pass, and the 4-D (x, y, z, component) result is returned
   unsqueezed; otherwise ``array.squeeze()[()]``; ``np.zeros(0)`` when no fab
   matched.  With MPI (``Config.have_mpi`` and more than one rank) the pieces
-  are ``allgather``-ed with mpi4py;
-* write: local only; every local fab cell in the selection is written, ghost
-  cells included.  ``value``: a real number (None, str, complex raise
+  are ``allgather``-ed with mpi4py over the runtime instance's communicator
+  (``ParallelDescriptor.Communicator()``; pyAMReX: COMM_WORLD) and placed in
+  global box order (pyAMReX: rank order), so every rank gets the one-rank
+  result; a read is collective (every rank must make it);
+* write: local only (pyAMReX): each rank writes the cells of its own fabs, so
+  a write reaches the owning rank when every rank makes it with the same value
+  (a write made on one rank only changes that rank's fabs); every local fab
+  cell in the selection is written, ghost cells included.  ``value``: a real number (None, str, complex raise
   TypeError; in an iMultiFab a fractional or non-finite value raises
   ValueError, one out of range OverflowError); a NumPy array gets pyAMReX's
   shape rule (each length-1 axis of the 4-D selection is inserted into its
@@ -288,8 +293,9 @@ def _like(view, arr):
 
 
 def _fab_views(mf):
-    """(validbox, fabbox, F-ordered view [x, y, z, comp]) per local fab: a NumPy view
-    of host-accessible memory (host, pinned, managed), a CuPy view of device memory."""
+    """(global box index, validbox, fabbox, F-ordered view [x, y, z, comp]) per
+    local fab: a NumPy view of host-accessible memory (host, pinned, managed), a
+    CuPy view of device memory."""
     out = []
     for mfi in mf:
         arr = mf.array(mfi)
@@ -297,7 +303,7 @@ def _fab_views(mf):
             view = arr.to_numpy(copy=False, order="F")
         else:
             view = arr.to_cupy(copy=False, order="F")
-        out.append((mfi.validbox(), mfi.fabbox(), view))
+        out.append((mfi.index, mfi.validbox(), mfi.fabbox(), view))
     return out
 
 
@@ -316,11 +322,11 @@ def _complete(mf):
 
 
 def _read_pieces(sel, views, dim, mini_lo, mini_hi, internal):
-    """[(result slices, host data)] in MFIter order: internal=True the whole fab
-    boxes, else the valid boxes grown only where they touch the outside of the
-    minimal box."""
+    """[(global box index, result slices, host data)] in MFIter order:
+    internal=True the whole fab boxes, else the valid boxes grown only where they
+    touch the outside of the minimal box."""
     out = []
-    for vb, fb, view in views:
+    for index, vb, fb, view in views:
         flo, fhi = _corners(fb, dim)
         if internal:
             rlo, rhi = flo, fhi
@@ -330,12 +336,32 @@ def _read_pieces(sel, views, dim, mini_lo, mini_hi, internal):
             rhi = [fhi[d] if d < dim and vhi[d] == mini_hi[d] else vhi[d] for d in range(3)]
         p = sel.pieces(rlo, rhi, flo)
         if p is not None:
-            out.append((p[1], _host(view[p[0]])))
+            out.append((index, p[1], _host(view[p[0]])))
     return out
+
+
+def _communicator(mf):
+    """The mpi4py communicator of the runtime instance when it has several ranks,
+    else None (pyAMReX: ``Config.have_mpi`` and ``NProcs() > 1``)."""
+    amr = _module_of(mf)
+    if not (amr.Config.have_mpi and amr.ParallelDescriptor.NProcs() > 1):
+        return None
+    try:
+        import mpi4py.MPI  # noqa: F401
+    except ImportError as e:
+        raise Exception("MultiFab.__getitem__ requires mpi4py") from e
+    # the instance's own communicator (pyAMReX uses COMM_WORLD, wrong on a split
+    # communicator: boxfab runs an instance on any communicator)
+    return amr.ParallelDescriptor.Communicator()
 
 
 def _getitem(self, index, with_internal_ghosts=False):
     sel = _Selection(self, index)
+    if not self.ok() and self.size > 0:
+        # raised on every rank alike (array(mfi) would raise only where fabs are,
+        # leaving the other ranks in the gather)
+        raise RuntimeError("MultiFab.__getitem__: the MultiFab holds no data (made with alloc=False, or cleared, "
+                           "or made before finalize())")
     dim = sel.dim
     views = _fab_views(self)
     mini_lo, mini_hi = sel.lo[:dim], sel.hi[:dim]
@@ -343,17 +369,16 @@ def _getitem(self, index, with_internal_ghosts=False):
     # cells are read first, then the valid data (later pieces overwrite earlier ones)
     passes = [True] if with_internal_ghosts else ([False] if _complete(self) else [True, False])
     phases = [_read_pieces(sel, views, dim, mini_lo, mini_hi, internal) for internal in passes]
-    amr = _module_of(self)
-    if amr.Config.have_mpi and amr.ParallelDescriptor.NProcs() > 1:
-        try:
-            from mpi4py import MPI
-        except ImportError as e:
-            raise Exception("MultiFab.__getitem__ requires mpi4py") from e
-        ranks = MPI.COMM_WORLD.allgather(phases)
-        phases = [[p for r in ranks for p in r[i]] for i in range(len(passes))]
+    comm = _communicator(self)
+    if comm is not None:
+        # collective: every rank gets every rank's pieces (pyAMReX's allgather),
+        # placed in global box order, the order one rank places them in, so that
+        # overlapping ghost cells read the same on any number of ranks
+        ranks = comm.allgather(phases)
+        phases = [sorted((p for r in ranks for p in r[i]), key=lambda p: p[0]) for i in range(len(passes))]
     result = None
     for phase in phases:
-        for dst, data in phase:
+        for _, dst, data in phase:
             if result is None:
                 result = np.zeros(sel.shape, dtype=data.dtype)
             result[dst] = data
@@ -366,7 +391,7 @@ def _getitem(self, index, with_internal_ghosts=False):
 
 def _target_dtype(views, mf):
     if views:
-        return views[0][2].dtype
+        return views[0][3].dtype
     return np.dtype(np.int32) if type(mf).__name__ == "iMultiFab" else np.dtype(np.float64)
 
 
@@ -463,7 +488,7 @@ def _setitem(self, index, value):
     sel = _Selection(self, index)
     views = _fab_views(self)
     kind, v = _value(value, sel, _target_dtype(views, self))
-    for vb, fb, view in views:
+    for _, vb, fb, view in views:
         flo, fhi = _corners(fb, sel.dim)
         p = sel.pieces(flo, fhi, flo)  # every cell of the fab, ghost cells included
         if p is None:

@@ -1,6 +1,5 @@
 /* Ghost exchange and copies between layouts: fill_boundary, sum_boundary,
- * override_sync, average_sync, parallel_copy (see include/boxfab/multifab.h),
- * and the overlap counts of the norms with a Periodicity (bf_mf_overlap_mask).
+ * override_sync, average_sync, parallel_copy (see include/boxfab/multifab.h).
  * Each gets its cached plan (fillboundary_plan.c), compiled once per pair of
  * fab shapes into block copies (bf_xtask), and runs it through the backend's
  * exchange kernel: no allocation per call (except the staging buffer of runs
@@ -9,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxfab/arena.h"
+#include "comm.h"
 #include "fillboundary_impl.h"
 
 static void key_init(bf_plan_key *k, int kind, const bf_multifab *dst, const bf_multifab *src,
@@ -31,6 +32,11 @@ static void key_init(bf_plan_key *k, int kind, const bf_multifab *dst, const bf_
     }
   }
   k->cross = cross;
+  /* a plan's local/remote split depends on the communicator (one rank: none) */
+  const bf_comm *c = bf_comm_of(dst->runtime_id);
+  k->comm = bf_comm_size(c) > 1 ? c : NULL;
+  k->nprocs = k->comm ? bf_comm_size(c) : 1;
+  k->me = k->comm ? bf_comm_rank(c) : 0;
 }
 
 /* Backends without an exchange kernel (CUDA): the plan's items as
@@ -135,6 +141,275 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
   return BF_SUCCESS;
 }
 
+/* ---- across ranks ------------------------------------------------------------- *
+ * A distributed plan (fillboundary_impl.h) runs as: post a receive per
+ * source rank, pack every send item into one buffer (one block per item,
+ * ncomp components of its points each, in the order both sides know), post
+ * one send per destination rank, run the local items while the messages
+ * travel, then apply the received items: as each message arrives when the
+ * plan is free-order (no two items write one point), else all late items in
+ * plan order once everything arrived.  Every item reads the values from
+ * before the call (sends are packed first; runs that read what they write
+ * read a copy), so each point gets exactly the one-rank plan's operations in
+ * the one-rank order: copies are bitwise equal, and so are sums (the same
+ * additions in the same order).  Device memory (a table without the host
+ * exchange kernel): packing and unpacking are element-wise kernels into a
+ * device buffer, moved through pinned host buffers, or handed to MPI
+ * directly when it is CUDA-aware; all buffers are kept with the plan. */
+
+static int64_t xstats[6]; /* last: bytes sent, messages sent, bytes received, messages received; totals sent */
+static pthread_mutex_t xstats_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void bf_exchange_stats_get(int64_t out[6]) {
+  pthread_mutex_lock(&xstats_lock);
+  memcpy(out, xstats, sizeof xstats);
+  pthread_mutex_unlock(&xstats_lock);
+}
+
+int bf_exchange_stats(int64_t *out, int n) {
+  BF_CHECK(out != NULL && n >= 0, BF_ERROR_VALUE, "NULL result array");
+  int64_t v[6];
+  bf_exchange_stats_get(v);
+  for (int i = 0; i < n && i < 6; ++i) out[i] = v[i];
+  return BF_SUCCESS;
+}
+
+void bf_plan_bufs_free(bf_plan_bufs *b) {
+  if (!b) return;
+  if (b->be) {
+    const bf_backend *pin = bf_backend_for_kind(BF_ARENA_PINNED);
+    if (b->sdev) b->be->mem_free(b->dkind, b->sdev, b->scap);
+    if (b->rdev) b->be->mem_free(b->dkind, b->rdev, b->rcap);
+    if (b->shost) pin->mem_free(BF_ARENA_PINNED, b->shost, b->scap);
+    if (b->rhost) pin->mem_free(BF_ARENA_PINNED, b->rhost, b->rcap);
+  } else {
+    free(b->shost), free(b->rhost);
+  }
+  free(b);
+}
+
+/* Buffers of at least sbytes / rbytes for backend be (dev: device memory
+ * with pinned staging unless `aware`), reused from the plan when they fit. */
+static int bufs_get(bf_plan *p, const bf_backend *dev, bool aware, size_t sbytes, size_t rbytes, bf_plan_bufs **out) {
+  bf_plan_bufs *b = __atomic_exchange_n(&p->bufs, NULL, __ATOMIC_ACQ_REL);
+  size_t sneed = sbytes > 64 ? sbytes : 64, rneed = rbytes > 64 ? rbytes : 64;
+  bool host_needed = !dev || !aware;
+  if (b && (b->be != dev || b->scap < sneed || b->rcap < rneed || (host_needed && (!b->shost || !b->rhost)))) {
+    bf_plan_bufs_free(b);
+    b = NULL;
+  }
+  if (b) {
+    *out = b;
+    return BF_SUCCESS;
+  }
+  b = calloc(1, sizeof *b);
+  BF_CHECK(b != NULL, BF_ERROR_MEMORY, "out of memory for the buffers of the ghost exchange");
+  b->be = dev, b->dkind = BF_ARENA_DEVICE, b->scap = sneed, b->rcap = rneed;
+  int err = 0;
+  if (!dev) {
+    b->shost = aligned_alloc(64, (sneed + 63) / 64 * 64);
+    b->rhost = aligned_alloc(64, (rneed + 63) / 64 * 64);
+    err = !b->shost || !b->rhost;
+  } else {
+    err = dev->mem_alloc(b->dkind, sneed, &b->sdev);
+    if (!err) err = dev->mem_alloc(b->dkind, rneed, &b->rdev);
+    if (!err && host_needed) {
+      const bf_backend *pin = bf_backend_for_kind(BF_ARENA_PINNED);
+      err = pin->mem_alloc(BF_ARENA_PINNED, sneed, &b->shost);
+      if (!err) err = pin->mem_alloc(BF_ARENA_PINNED, rneed, &b->rhost);
+    }
+  }
+  if (err) {
+    bf_plan_bufs_free(b);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for the buffers of the ghost exchange (%zu + %zu bytes)", sneed, rneed);
+  }
+  *out = b;
+  return BF_SUCCESS;
+}
+
+static void bufs_put(bf_plan *p, bf_plan_bufs *b) {
+  bf_plan_bufs *none = NULL;
+  if (!__atomic_compare_exchange_n(&p->bufs, &none, b, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    bf_plan_bufs_free(b);
+}
+
+/* A dense block of an item (region r, npts points, ncomp components) at `data`. */
+static void dense_view(void *data, const bf_box *r, int64_t npts, bf_kview *v) {
+  int lo[3], hi[3];
+  bf_box_pad3(r, lo, hi);
+  v->data = data;
+  memcpy(v->lo, lo, sizeof lo);
+  v->js = (int64_t)hi[0] - lo[0] + 1;
+  v->ks = v->js * ((int64_t)hi[1] - lo[1] + 1);
+  v->ns = npts;
+}
+
+/* View of local fab li of mf with component `comp` as its component 0. */
+static void comp_view(const bf_multifab *mf, int64_t li, int comp, size_t es, bf_kview *v) {
+  bf_mf_kview(mf, li, v);
+  v->data = (char *)v->data + (size_t)comp * (size_t)v->ns * es;
+}
+
+static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp,
+                    int ncomp, bool stage, bool serial);
+
+static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_multifab *src, int scomp,
+                           int dcomp, int ncomp, bool stage) {
+  const bf_backend *be = bf_mf_backend(dst, src, NULL, "ghost exchange");
+  if (!be) return BF_ERROR_VALUE;
+  const bf_comm *comm = bf_comm_of(dst->runtime_id);
+  BF_CHECK(!src || bf_comm_of(src->runtime_id) == comm, BF_ERROR_VALUE,
+           "ghost exchange: MultiFabs of different runtime instances");
+  BF_CHECK(bf_backend_host_sync(be) == 0, BF_ERROR_RUNTIME, "ghost exchange: waiting for the device failed");
+  bool reads = op != BF_KOP_PLUS_S && src;
+  size_t es = dst->dtype == BF_DTYPE_DOUBLE ? sizeof(double) : sizeof(int);
+  bf_multifab *snap = NULL;
+  if (stage && reads && (p->nitems > 0 || p->nlate > 0 || p->nsitems > 0)) {
+    BF_CALL(bf_multifab_clone(src, &snap)); /* every item reads the values from before the call */
+    src = snap;
+  }
+  bool device = be->exchange == NULL;
+  bool aware = device && bf_comm_cuda_aware();
+  size_t sbytes = reads ? (size_t)p->spos[p->nsitems] * (size_t)ncomp * es : 0;
+  size_t rbytes = reads ? (size_t)p->rpos[p->nritems] * (size_t)ncomp * es : 0;
+  int nsm = reads ? p->nsmsg : 0, nrm = reads ? p->nrmsg : 0;
+  bf_plan_bufs *b = NULL;
+  bf_ktask *t = NULL;
+  bf_comm_reqs rq;
+  bool rq_made = false;
+  int err = BF_SUCCESS;
+  int64_t ntmax = p->nsitems > p->nritems ? p->nsitems : p->nritems;
+  if (p->nlate > ntmax) ntmax = p->nlate;
+  t = malloc((size_t)(ntmax > 0 ? ntmax : 1) * sizeof *t);
+  if (!t) {
+    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory in the ghost exchange");
+    goto done;
+  }
+  if (nsm + nrm > 0) {
+    err = bufs_get(p, device ? be : NULL, aware, sbytes, rbytes, &b);
+    if (err) goto done;
+    err = bf_comm_reqs_init(&rq, comm, nrm + nsm);
+    if (err) goto done;
+    rq_made = true;
+  }
+  char *sdev = b ? (device ? b->sdev : b->shost) : NULL, *rdev = b ? (device ? b->rdev : b->rhost) : NULL;
+  char *swire = b ? (aware ? b->sdev : b->shost) : NULL, *rwire = b ? (aware ? b->rdev : b->rhost) : NULL;
+  size_t pb = (size_t)ncomp * es; /* bytes per point of a block */
+  /* 1. receives */
+  for (int m = 0; m < nrm && !err; ++m) {
+    const bf_plan_msg *M = &p->rmsg[m];
+    err = bf_comm_irecv(&rq, rwire + (size_t)M->pos0 * pb, (size_t)M->points * pb, M->peer, BF_TAG_EXCHANGE, m);
+  }
+  /* 2. pack and send */
+  if (!err && nsm > 0) {
+    for (int64_t i = 0; i < p->nsitems; ++i) {
+      const bf_copy_item *it = &p->sitems[i];
+      bf_box_pad3(&it->region, t[i].lo, t[i].hi);
+      memcpy(t[i].shift, it->shift, sizeof t[i].shift);
+      dense_view(sdev + (size_t)p->spos[i] * pb, &it->region, p->spos[i + 1] - p->spos[i], &t[i].a);
+      comp_view(src, it->src_li, scomp, es, &t[i].b);
+      t[i].c = (bf_kview){0};
+      t[i].mask = NULL;
+    }
+    bf_kargs g = {.op = BF_KOP_COPY, .type = bf_ktype_of(dst->dtype), .ncomp = ncomp};
+    if (be->elementwise(&g, p->nsitems, t, 0, NULL)) err = BF_ERROR_MEMORY;
+    if (!err && device && be->synchronize() != 0) err = BF_ERROR_RUNTIME;
+    if (!err && device && !aware && be->copy_sync(b->shost, b->sdev, sbytes) != 0) err = BF_ERROR_RUNTIME;
+    for (int m = 0; m < nsm && !err; ++m) {
+      const bf_plan_msg *M = &p->smsg[m];
+      err = bf_comm_isend(&rq, swire + (size_t)M->pos0 * pb, (size_t)M->points * pb, M->peer, BF_TAG_EXCHANGE,
+                          nrm + m);
+    }
+  }
+  /* 3. local items while the messages travel */
+  if (!err) err = run_plan(p, op, s0, dst, src, scomp, dcomp, ncomp, false, false);
+  /* 4. received items */
+  bf_kargs g = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .acomp = 0, .bcomp = 0};
+  if (!err && p->free_order) {
+    /* each message as it arrives (no receive item meets another's points) */
+    if (!reads) { /* PLUS_S: no data */
+      for (int64_t i = 0; i < p->nritems; ++i) {
+        bf_box_pad3(&p->ritems[i].region, t[i].lo, t[i].hi);
+        memset(t[i].shift, 0, sizeof t[i].shift);
+        comp_view(dst, p->ritems[i].dst_li, dcomp, es, &t[i].a);
+        t[i].b = t[i].c = (bf_kview){0};
+        t[i].mask = NULL;
+      }
+      if (p->nritems > 0 && be->elementwise(&g, p->nritems, t, 0, NULL)) err = BF_ERROR_MEMORY;
+    }
+    for (int left = nrm + nsm; rq_made && left > 0 && !err; --left) {
+      int id = -1;
+      err = bf_comm_waitany(&rq, &id);
+      if (err || id < 0) break;
+      if (id >= nrm) continue; /* a send completed */
+      const bf_plan_msg *M = &p->rmsg[id];
+      size_t off = (size_t)M->pos0 * pb;
+      if (device && !aware && be->copy_sync(b->rdev + off, b->rhost + off, (size_t)M->points * pb) != 0) {
+        err = BF_ERROR_RUNTIME;
+        break;
+      }
+      bf_ktask *tm = t + M->start;
+      for (int64_t i = M->start; i < M->end; ++i) {
+        const bf_copy_item *it = &p->ritems[i];
+        bf_ktask *k = &t[i];
+        bf_box_pad3(&it->region, k->lo, k->hi);
+        memset(k->shift, 0, sizeof k->shift);
+        comp_view(dst, it->dst_li, dcomp, es, &k->a);
+        dense_view(rdev + (size_t)p->rpos[i] * pb, &it->region, p->rpos[i + 1] - p->rpos[i], &k->b);
+        k->c = (bf_kview){0};
+        k->mask = NULL;
+      }
+      if (be->elementwise(&g, M->end - M->start, tm, 0, NULL)) err = BF_ERROR_MEMORY;
+    }
+  } else if (!err) {
+    /* all messages, then the late items in plan order */
+    if (rq_made) err = bf_comm_waitall(&rq);
+    if (!err && device && !aware && rbytes > 0 && be->copy_sync(b->rdev, b->rhost, rbytes) != 0)
+      err = BF_ERROR_RUNTIME;
+    for (int64_t i = 0; i < p->nlate && !err; ++i) {
+      const bf_copy_item *it = &p->late[i];
+      bf_ktask *k = &t[i];
+      bf_box_pad3(&it->region, k->lo, k->hi);
+      comp_view(dst, it->dst_li, dcomp, es, &k->a);
+      k->b = k->c = (bf_kview){0};
+      k->mask = NULL;
+      memset(k->shift, 0, sizeof k->shift);
+      if (!reads) continue;
+      if (it->src_li >= 0) {
+        memcpy(k->shift, it->shift, sizeof k->shift);
+        comp_view(src, it->src_li, scomp, es, &k->b);
+      } else {
+        int64_t r = -1 - it->src_li;
+        dense_view(rdev + (size_t)p->rpos[r] * pb, &it->region, p->rpos[r + 1] - p->rpos[r], &k->b);
+      }
+    }
+    if (!err && p->nlate > 0 && be->elementwise(&g, p->nlate, t, p->nlate_groups, p->late_gs)) err = BF_ERROR_MEMORY;
+  }
+  if (!err && device && be->synchronize() != 0) err = BF_ERROR_RUNTIME;
+  if (!err) {
+    int64_t rb = 0;
+    for (int m = 0; m < nrm; ++m) rb += p->rmsg[m].points * (int64_t)pb;
+    pthread_mutex_lock(&xstats_lock);
+    xstats[0] = (int64_t)sbytes, xstats[1] = nsm, xstats[2] = rb, xstats[3] = nrm;
+    xstats[4] += (int64_t)sbytes, xstats[5] += nsm;
+    pthread_mutex_unlock(&xstats_lock);
+  }
+done:
+  if (rq_made) bf_comm_reqs_free(&rq); /* waits for what is still pending */
+  if (b) bufs_put(p, b);
+  free(t);
+  bf_multifab_destroy(&snap);
+  if (err == BF_ERROR_MEMORY && !bf_error_code()) bf_error_set(err, __func__, "out of memory in the ghost exchange");
+  return err;
+}
+
+/* The plan's run on one rank or across ranks. */
+static int exec_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp,
+                     int ncomp, bool stage, bool serial) {
+  if (p->distributed) return run_distributed(p, op, s0, dst, src, scomp, dcomp, ncomp, stage || serial);
+  return run_plan(p, op, s0, dst, src, scomp, dcomp, ncomp, stage, serial);
+}
+
 static int common_checks(const bf_multifab *mf, int scomp, int ncomp, const bf_intvect *ng,
                          const bf_periodicity *period, const char *what) {
   BF_CALL(bf_mf_check_data(mf));
@@ -155,7 +430,7 @@ int bf_multifab_fill_boundary(bf_multifab *mf, int scomp, int ncomp, bf_intvect 
   key_init(&k, BF_PLAN_FILL_BOUNDARY, mf, mf, &nghost, NULL, period, false);
   bf_plan *p;
   BF_CALL(bf_plan_get(&k, &p));
-  int err = run_plan(p, BF_KOP_COPY, 0, mf, mf, scomp, scomp, ncomp, false, false);
+  int err = exec_plan(p, BF_KOP_COPY, 0, mf, mf, scomp, scomp, ncomp, false, false);
   bf_plan_done(p);
   return err;
 }
@@ -168,7 +443,7 @@ int bf_multifab_sum_boundary(bf_multifab *mf, int scomp, int ncomp, bf_intvect s
   key_init(&k, BF_PLAN_SUM_BOUNDARY, mf, mf, &dst_nghost, &src_nghost, period, false);
   bf_plan *p;
   BF_CALL(bf_plan_get(&k, &p));
-  int err = run_plan(p, BF_KOP_ADD, 0, mf, mf, scomp, scomp, ncomp, p->needs_tmp, false);
+  int err = exec_plan(p, BF_KOP_ADD, 0, mf, mf, scomp, scomp, ncomp, p->needs_tmp, false);
   bf_plan_done(p);
   return err;
 }
@@ -181,7 +456,7 @@ int bf_multifab_override_sync(bf_multifab *mf, int scomp, int ncomp, const bf_pe
   BF_CALL(bf_plan_get(&k, &p));
   /* In increasing dst order, one after the other: the sources (lower boxes)
    * already hold their owners' values, and the self images come last. */
-  int err = run_plan(p, BF_KOP_COPY, 0, mf, mf, scomp, scomp, ncomp, false, true);
+  int err = exec_plan(p, BF_KOP_COPY, 0, mf, mf, scomp, scomp, ncomp, false, true);
   bf_plan_done(p);
   return err;
 }
@@ -196,41 +471,12 @@ int bf_multifab_average_sync(bf_multifab *mf, int scomp, int ncomp, const bf_per
   bf_multifab *cnt = NULL;
   int err = bf_multifab_create(mf->ba, mf->dm, 1, mf->ngrow, BF_DTYPE_DOUBLE, mf->arena, true, &cnt);
   if (!err) err = bf_multifab_set_val_all(cnt, 1.0);
-  if (!err) err = run_plan(p, BF_KOP_ADD, 0, mf, mf, scomp, scomp, ncomp, true, false);
-  if (!err) err = run_plan(p, BF_KOP_PLUS_S, 1.0, cnt, NULL, 0, 0, 1, false, false);
+  if (!err) err = exec_plan(p, BF_KOP_ADD, 0, mf, mf, scomp, scomp, ncomp, true, false);
+  if (!err) err = exec_plan(p, BF_KOP_PLUS_S, 1.0, cnt, NULL, 0, 0, 1, false, false);
   for (int n = 0; n < ncomp && !err; ++n) err = bf_multifab_divide(mf, cnt, 0, scomp + n, 1, bf_intvect_splat(mf->dim, 0));
   bf_multifab_destroy(&cnt);
   bf_plan_done(p);
   return err;
-}
-
-int bf_mf_overlap_mask(const bf_multifab *mf, const bf_periodicity *period, bf_multifab **out) {
-  BF_CHECK(out != NULL, BF_ERROR_VALUE, "NULL result pointer");
-  *out = NULL;
-  BF_CALL(bf_mf_check_data(mf));
-  BF_CALL(bf_mf_check_period(mf, period));
-  /* the average_sync plan lists, for every valid box, the other (box, shift)
-   * pairs that share its points: the count is 1 + the items over a point */
-  bf_plan_key k;
-  key_init(&k, BF_PLAN_AVERAGE_SYNC, mf, mf, NULL, NULL, period, false);
-  bf_plan *p;
-  BF_CALL(bf_plan_get(&k, &p));
-  if (p->nitems == 0) { /* nothing shared: every count is 1 */
-    bf_plan_done(p);
-    return BF_SUCCESS;
-  }
-  bf_multifab *cnt = NULL;
-  int err = bf_multifab_create(mf->ba, mf->dm, 1, bf_intvect_splat(mf->dim, 0), BF_DTYPE_DOUBLE, mf->arena, true,
-                               &cnt);
-  if (!err) err = bf_multifab_set_val_all(cnt, 1.0);
-  if (!err) err = run_plan(p, BF_KOP_PLUS_S, 1.0, cnt, NULL, 0, 0, 1, false, false);
-  bf_plan_done(p);
-  if (err) {
-    bf_multifab_destroy(&cnt);
-    return err;
-  }
-  *out = cnt;
-  return BF_SUCCESS;
 }
 
 static int pcopy(int op, bf_multifab *dst, const bf_multifab *src, int scomp, int dcomp, int ncomp,
@@ -248,7 +494,7 @@ static int pcopy(int op, bf_multifab *dst, const bf_multifab *src, int scomp, in
   key_init(&k, BF_PLAN_COPY, dst, src, &dst_ng, &src_ng, period, false);
   bf_plan *p;
   BF_CALL(bf_plan_get(&k, &p));
-  int err = run_plan(p, op, 0, dst, src, scomp, dcomp, ncomp, src == dst, false);
+  int err = exec_plan(p, op, 0, dst, src, scomp, dcomp, ncomp, src == dst, false);
   bf_plan_done(p);
   return err;
 }

@@ -22,6 +22,8 @@ typedef struct bf_plan_key {
   bool has_period;
   bf_periodicity period;
   bool cross;
+  const struct bf_comm *comm; /* the communicator the plan's ranks refer to (NULL: one rank) */
+  int nprocs, me;             /* its size and this rank (a later communicator may reuse the address) */
 } bf_plan_key;
 
 typedef struct bf_copy_item {
@@ -65,6 +67,25 @@ typedef struct bf_plan_glist {
   void *handle;
 } bf_plan_glist;
 
+/* One aggregated message of a distributed plan: the items [start, end) of
+ * the plan's send (or receive) list, all for (from) rank `peer`, packed in
+ * item order; their points start at point `pos0` of the buffer. */
+typedef struct bf_plan_msg {
+  int peer;
+  int64_t start, end;
+  int64_t pos0, points;
+} bf_plan_msg;
+
+/* The cached buffers of a distributed plan's messages (host, or device plus
+ * pinned host staging); taken by one call at a time. */
+typedef struct bf_plan_bufs {
+  const struct bf_backend *be; /* NULL: host memory (malloc) */
+  int dkind;                   /* arena kind of the device buffers */
+  void *sdev, *rdev;           /* device: pack/unpack buffers */
+  void *shost, *rhost;         /* host (or pinned staging) */
+  size_t scap, rcap;
+} bf_plan_bufs;
+
 typedef struct bf_plan {
   long refcount;
   bf_copy_item *items;
@@ -77,7 +98,37 @@ typedef struct bf_plan {
   bf_plan_exec *execs;
   bf_plan_glist *glists;
   int nglists;
+  /* ---- distributed plans (the communicator has more than one rank) --------
+   * The items are built for every box of the layouts in the same order on
+   * every rank (the one-rank plan's order), then split: `items` above keep
+   * the local copies (dst and src on this rank) that can run while messages
+   * are in flight; `sitems` the copies whose source is here and destination
+   * elsewhere (dst_li: the global dst index, src_li local), grouped by
+   * destination rank in plan order (smsg); `ritems` those whose
+   * destination is here and source elsewhere (dst_li local, src_li the
+   * global src index), grouped by source rank in plan order (rmsg).  Both
+   * sides thus agree on the layout of every message.  When the plan is not
+   * free-order (two items may touch the same point: nodal faces, sums,
+   * syncs), the items of a destination fab that share points with a remote
+   * item (closure) form the `late` list, run after every message arrived in
+   * plan order (src_li >= 0: local source; < 0: receive item -1 - src_li);
+   * every point then gets its writes in the one-rank order. */
+  bool distributed;
+  bf_copy_item *sitems, *ritems, *late;
+  int64_t nsitems, nritems, nlate;
+  int64_t *spos, *rpos; /* point offset of each item's block in its buffer (n + 1) */
+  bf_plan_msg *smsg, *rmsg;
+  int nsmsg, nrmsg;
+  int64_t *late_gs, nlate_groups; /* late groups: one dst fab each */
+  bf_plan_bufs *bufs;             /* kept between calls (atomic exchange) */
 } bf_plan;
+
+/* Free kept message buffers (NULL allowed; fillboundary.c). */
+void bf_plan_bufs_free(bf_plan_bufs *b);
+
+/* Bytes and messages of the last distributed exchange of this process and
+ * the totals since start-up (fillboundary.c). */
+void bf_exchange_stats_get(int64_t out[6]);
 
 /* The plan of `key` (cached); release it with bf_plan_done. */
 int bf_plan_get(const bf_plan_key *key, bf_plan **plan);
@@ -94,12 +145,5 @@ int bf_plan_exec_get(bf_plan *plan, const bf_multifab *dst, const bf_multifab *s
  * caller builds the tasks itself.  Owned by the plan. */
 int bf_plan_glist_get(bf_plan *plan, const bf_backend *be, const bf_kargs *g, const bf_multifab *dst,
                       const bf_multifab *src, bool serial, const bf_plan_glist **out);
-
-/* AMReX's MultiFab::OverlapMask(period) (AMReX_MultiFab.cpp): a new double
- * MultiFab (1 component, no ghost cells, mf's layout and arena) whose value
- * at each valid point of each box is the number of (box, periodic shift)
- * pairs holding that point, the box itself included (period NULL: not
- * periodic).  *out is NULL when every count is 1 (no point is shared). */
-int bf_mf_overlap_mask(const bf_multifab *mf, const bf_periodicity *period, bf_multifab **out);
 
 #endif

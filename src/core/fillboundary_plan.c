@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "boxfab/runtime.h"
+#include "comm.h"
 #include "fillboundary_impl.h"
 
 /* ---- box helpers --------------------------------------------------------------- */
@@ -338,15 +339,186 @@ static int add_items_fb(itemvec *iv, const bf_plan_key *k, int64_t di, int64_t g
   return err;
 }
 
-static int64_t *g2l_of(const bf_distmap *dm, int64_t n, int64_t *nlocal) {
+/* Local index of every box of dm on rank `me` (-1 elsewhere); `global`: the
+ * identity (a distributed plan is built over every box, then split). */
+static int64_t *g2l_of(const bf_distmap *dm, int64_t n, int me, bool global) {
   int64_t *g = malloc((size_t)(n > 0 ? n : 1) * sizeof *g);
   if (!g) return NULL;
   const int *p = bf_distmap_data(dm);
-  int me = bf_parallel_myproc();
   int64_t m = 0;
-  for (int64_t i = 0; i < n; ++i) g[i] = p[i] == me ? m++ : -1;
-  if (nlocal) *nlocal = m;
+  for (int64_t i = 0; i < n; ++i) g[i] = global ? i : p[i] == me ? m++ : -1;
   return g;
+}
+
+/* Order of the distributed override_sync items of one dst fab: the owner of
+ * a point is its image in the lowest box, and there the image at the lowest
+ * position (AMReX's OwnerMask: lower box index first, then the periodic
+ * image that no positive shift reaches).  Items are listed from the lowest
+ * priority to the owner, so that the owner's copy comes last; every item
+ * reads the values before the call, so no chain of copies across ranks is
+ * needed (the one-rank plan copies from lower boxes that already hold their
+ * owners' values: the same result). */
+static int owner_cmp(const void *a, const void *b) {
+  const bf_copy_item *x = a, *y = b;
+  if (x->src_li != y->src_li) return x->src_li > y->src_li ? -1 : 1; /* higher box first */
+  for (int d = 2; d >= 0; --d)
+    if (x->shift[d] != y->shift[d]) return x->shift[d] < y->shift[d] ? -1 : 1; /* larger shift last */
+  return 0;
+}
+
+static void owner_sort(bf_copy_item *v, int64_t n) {
+  /* insertion sort: stable, and a fab has few such items */
+  for (int64_t a = 1; a < n; ++a) {
+    bf_copy_item x = v[a];
+    int64_t b = a - 1;
+    while (b >= 0 && owner_cmp(&v[b], &x) > 0) {
+      v[b + 1] = v[b];
+      --b;
+    }
+    v[b + 1] = x;
+  }
+}
+
+static int64_t item_points(const bf_copy_item *it) {
+  int64_t n = 1;
+  for (int d = 0; d < it->region.dim; ++d) n *= (int64_t)it->region.hi[d] - it->region.lo[d] + 1;
+  return n;
+}
+
+/* Split the global item list iv (dst_li, src_li: global indices; groups gs
+ * of ng dst boxes) of a distributed plan into its local, send, receive and
+ * late lists for rank `me` (see bf_plan in fillboundary_impl.h). */
+static int split_distributed(const bf_plan_key *k, int me, const itemvec *iv, const int64_t *gs, int64_t ng,
+                             bool free_order, bf_plan *plan) {
+  int np = bf_comm_size(k->comm);
+  const int *dr = bf_distmap_data(k->dst_dm), *sr = bf_distmap_data(k->src_dm);
+  int64_t nd = bf_boxarray_size(k->dst_ba), ns = bf_boxarray_size(k->src_ba);
+  int64_t n = iv->n;
+  size_t nn = (size_t)(n > 0 ? n : 1);
+  int64_t *dl = g2l_of(k->dst_dm, nd, me, false), *sl = g2l_of(k->src_dm, ns, me, false);
+  uint8_t *late = calloc(nn, 1);
+  int64_t *rindex = malloc(nn * sizeof *rindex);
+  int64_t *scount = calloc((size_t)np + 1, sizeof *scount), *rcount = calloc((size_t)np + 1, sizeof *rcount);
+  int err = BF_SUCCESS;
+  if (!dl || !sl || !late || !rindex || !scount || !rcount) {
+    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a copy plan");
+    goto done;
+  }
+  const bf_copy_item *v = iv->v;
+  int64_t nlocal = 0, nlate = 0, nlate_groups = 0, nearly_groups = 0;
+  for (int64_t g = 0; g < ng; ++g) {
+    int64_t a0 = gs[g], a1 = gs[g + 1];
+    if (a0 == a1 || dr[v[a0].dst_li] != me) {
+      for (int64_t i = a0; i < a1; ++i)
+        if (sr[v[i].src_li] == me && dr[v[i].dst_li] != me) ++scount[dr[v[i].dst_li]];
+      continue;
+    }
+    for (int64_t i = a0; i < a1; ++i)
+      if (sr[v[i].src_li] != me) late[i] = 1, ++rcount[sr[v[i].src_li]];
+    if (!free_order) { /* closure: local items sharing points with late ones */
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        for (int64_t i = a0; i < a1; ++i) {
+          if (late[i]) continue;
+          for (int64_t j = a0; j < a1; ++j)
+            if (late[j] && bf_box_intersects(&v[i].region, &v[j].region)) {
+              late[i] = 1, changed = true;
+              break;
+            }
+        }
+      }
+    }
+    bool any_early = false, any_late = false;
+    for (int64_t i = a0; i < a1; ++i) {
+      if (!late[i]) ++nlocal, any_early = true;
+      else if (!free_order) ++nlate, any_late = true;
+    }
+    nearly_groups += any_early, nlate_groups += any_late;
+  }
+  int64_t nsend = 0, nrecv = 0;
+  for (int r = 0; r < np; ++r) nsend += scount[r], nrecv += rcount[r];
+  plan->items = malloc((size_t)(nlocal > 0 ? nlocal : 1) * sizeof *plan->items);
+  plan->group_start = malloc((size_t)(nearly_groups + 1) * sizeof *plan->group_start);
+  plan->late = malloc((size_t)(nlate > 0 ? nlate : 1) * sizeof *plan->late);
+  plan->late_gs = malloc((size_t)(nlate_groups + 1) * sizeof *plan->late_gs);
+  plan->sitems = malloc((size_t)(nsend > 0 ? nsend : 1) * sizeof *plan->sitems);
+  plan->ritems = malloc((size_t)(nrecv > 0 ? nrecv : 1) * sizeof *plan->ritems);
+  plan->spos = malloc((size_t)(nsend + 1) * sizeof *plan->spos);
+  plan->rpos = malloc((size_t)(nrecv + 1) * sizeof *plan->rpos);
+  int nsm = 0, nrm = 0;
+  for (int r = 0; r < np; ++r) nsm += scount[r] > 0, nrm += rcount[r] > 0;
+  plan->smsg = calloc((size_t)(nsm > 0 ? nsm : 1), sizeof *plan->smsg);
+  plan->rmsg = calloc((size_t)(nrm > 0 ? nrm : 1), sizeof *plan->rmsg);
+  if (!plan->items || !plan->group_start || !plan->late || !plan->late_gs || !plan->sitems || !plan->ritems ||
+      !plan->spos || !plan->rpos || !plan->smsg || !plan->rmsg) {
+    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a copy plan");
+    goto done;
+  }
+  /* message slots: peers in increasing rank order, items of a peer in plan order */
+  for (int r = 0, m = 0, o = 0; r < np; ++r) {
+    int64_t c = scount[r];
+    scount[r] = o;
+    if (c) plan->smsg[m++] = (bf_plan_msg){.peer = r, .start = o, .end = o + c};
+    o += (int)c;
+  }
+  for (int r = 0, m = 0, o = 0; r < np; ++r) {
+    int64_t c = rcount[r];
+    rcount[r] = o;
+    if (c) plan->rmsg[m++] = (bf_plan_msg){.peer = r, .start = o, .end = o + c};
+    o += (int)c;
+  }
+  plan->nsmsg = nsm, plan->nrmsg = nrm;
+  int64_t e = 0, eg = 0, l = 0, lg = 0;
+  for (int64_t g = 0; g < ng; ++g) {
+    int64_t a0 = gs[g], a1 = gs[g + 1];
+    bool here = a0 < a1 && dr[v[a0].dst_li] == me;
+    bool ge = false, gl = false;
+    for (int64_t i = a0; i < a1; ++i) {
+      bf_copy_item it = v[i];
+      int64_t d = it.dst_li, sj = it.src_li;
+      if (!here) {
+        if (sr[sj] == me) {
+          it.src_li = sl[sj];
+          plan->sitems[scount[dr[d]]++] = it;
+        }
+        continue;
+      }
+      it.dst_li = dl[d];
+      if (sr[sj] != me) {
+        int64_t ri = rcount[sr[sj]]++;
+        plan->ritems[ri] = it;
+        rindex[i] = ri;
+      }
+      if (!late[i]) {
+        if (!ge) plan->group_start[eg++] = e, ge = true;
+        it.src_li = sl[sj];
+        plan->items[e++] = it;
+      } else if (!free_order) {
+        if (!gl) plan->late_gs[lg++] = l, gl = true;
+        it.src_li = sr[sj] == me ? sl[sj] : -1 - rindex[i];
+        plan->late[l++] = it;
+      }
+    }
+  }
+  plan->group_start[eg] = e, plan->late_gs[lg] = l;
+  plan->nitems = e, plan->ngroups = eg, plan->nlate = l, plan->nlate_groups = lg;
+  plan->nsitems = nsend, plan->nritems = nrecv;
+  plan->spos[0] = plan->rpos[0] = 0;
+  for (int64_t i = 0; i < nsend; ++i) plan->spos[i + 1] = plan->spos[i] + item_points(&plan->sitems[i]);
+  for (int64_t i = 0; i < nrecv; ++i) plan->rpos[i + 1] = plan->rpos[i] + item_points(&plan->ritems[i]);
+  for (int m = 0; m < nsm; ++m) {
+    bf_plan_msg *M = &plan->smsg[m];
+    M->pos0 = plan->spos[M->start], M->points = plan->spos[M->end] - M->pos0;
+  }
+  for (int m = 0; m < nrm; ++m) {
+    bf_plan_msg *M = &plan->rmsg[m];
+    M->pos0 = plan->rpos[M->start], M->points = plan->rpos[M->end] - M->pos0;
+  }
+  plan->distributed = true;
+done:
+  free(dl), free(sl), free(late), free(rindex), free(scount), free(rcount);
+  return err;
 }
 
 static int build(const bf_plan_key *k, bf_plan *plan) {
@@ -361,7 +533,10 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
   static const int zero[3] = {0, 0, 0};
   itemvec iv = {0};
   int64_t nd = bf_boxarray_size(k->dst_ba), ns = bf_boxarray_size(k->src_ba);
-  int64_t *dg = g2l_of(k->dst_dm, nd, NULL), *sg = g2l_of(k->src_dm, ns, NULL);
+  /* distributed: the items of every box, in the one-rank order, then split */
+  bool global = k->comm && bf_comm_size(k->comm) > 1;
+  int me = global ? bf_comm_rank(k->comm) : bf_parallel_myproc();
+  int64_t *dg = g2l_of(k->dst_dm, nd, me, global), *sg = g2l_of(k->src_dm, ns, me, global);
   int err = BF_SUCCESS;
   if (!dg || !sg) err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a copy plan");
   const bf_box *db = bf_boxarray_data(k->dst_ba);
@@ -405,11 +580,14 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
                       &ql);
       break;
     }
-    case BF_PLAN_OVERRIDE_SYNC:
+    case BF_PLAN_OVERRIDE_SYNC: {
       /* valid points only: AMReX's OwnerMask / OverlapMask use shiftIntVect() */
+      int64_t first = iv.n;
       err = add_items(&iv, k, di, gi, v, lower_owner, zero, sg, &all, &ql);
       if (!err) err = add_items(&iv, k, di, gi, v, self_image, zero, sg, &all, &ql); /* after the others: see override_sync */
+      if (!err && global) owner_sort(iv.v + first, iv.n - first);
       break;
+    }
     case BF_PLAN_AVERAGE_SYNC: err = add_items(&iv, k, di, gi, v, not_self, zero, sg, &all, &ql); break;
     default: break;
     }
@@ -457,6 +635,13 @@ static int build(const bf_plan_key *k, bf_plan *plan) {
     free(l2g);
   }
   free(dg), free(sg);
+  if (!err && global) {
+    plan->needs_tmp = tmp;
+    plan->free_order = free_order;
+    err = split_distributed(k, me, &iv, gs, ng, free_order, plan);
+    free(iv.v), free(gs);
+    return err; /* on failure plan_free_lists (bf_plan_get) frees what was made */
+  }
   if (err) {
     free(iv.v), free(gs);
     return err;
@@ -486,10 +671,20 @@ static bool key_equal(const bf_plan_key *a, const bf_plan_key *b) {
          a->src_dm == b->src_dm && !memcmp(a->dst_ng, b->dst_ng, sizeof a->dst_ng) &&
          !memcmp(a->src_ng, b->src_ng, sizeof a->src_ng) && a->has_period == b->has_period &&
          (!a->has_period || !memcmp(a->period.period, b->period.period, sizeof a->period.period)) &&
-         a->cross == b->cross;
+         a->cross == b->cross && a->comm == b->comm &&
+         a->nprocs == b->nprocs && a->me == b->me;
 }
 
 static void exec_free(struct bf_plan_exec *e);
+
+/* The lists a build made (also after a failed one) and the kept buffers. */
+static void plan_free_lists(bf_plan *p) {
+  free(p->items);
+  free(p->group_start);
+  free(p->sitems), free(p->ritems), free(p->late);
+  free(p->spos), free(p->rpos), free(p->smsg), free(p->rmsg), free(p->late_gs);
+  bf_plan_bufs_free(p->bufs);
+}
 
 static void plan_release(bf_plan *p) {
   if (p && __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
@@ -504,8 +699,7 @@ static void plan_release(bf_plan *p) {
       exec_free(e);
     }
     pthread_mutex_destroy(&p->lock);
-    free(p->items);
-    free(p->group_start);
+    plan_free_lists(p);
     free(p);
   }
 }
@@ -819,6 +1013,7 @@ int bf_plan_get(const bf_plan_key *key, bf_plan **out) {
   BF_CHECK(p != NULL, BF_ERROR_MEMORY, "out of memory for a copy plan");
   int err = build(key, p);
   if (err) {
+    plan_free_lists(p);
     free(p);
     return err;
   }

@@ -211,7 +211,9 @@ void bf_mf_kview(const bf_multifab *mf, int64_t li, bf_kview *v) {
 
 int bf_mf_check_data(const bf_multifab *mf) {
   BF_CALL(bf_multifab_check(mf));
-  BF_CHECK(mf->buffer != NULL || mf->nbytes == 0, BF_ERROR_RUNTIME,
+  /* "no boxes at all", not "no local bytes": a rank without fabs must fail
+   * this check as the others do, or it would enter a collective alone */
+  BF_CHECK(mf->buffer != NULL || bf_boxarray_size(mf->ba) == 0, BF_ERROR_RUNTIME,
            "the MultiFab holds no data (created with alloc=False, or cleared)");
   return BF_SUCCESS;
 }

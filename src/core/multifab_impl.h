@@ -93,6 +93,14 @@ int bf_mesh_check_period(const bf_box *bounding, const bf_periodicity *period, c
 int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, const bf_box *all,
                       const bf_periodicity *period, bf_isect_list *scratch, uint8_t **mask);
 
+/* AMReX's OverlapMask(period): a new MultiFab (1 double component, no ghost
+ * cells, mf's layout) holding at each valid point the number of copies of
+ * that point (boxes sharing it, periodic images under `period`; NULL = not
+ * periodic), found from the BoxArray alone (no communication, so right on
+ * any number of ranks); *out NULL when no local point has more than one copy.
+ * BF_ERROR_VALUE naming `what` when the period does not fit the data. */
+int bf_mf_overlap_count(const bf_multifab *mf, const bf_periodicity *period, bf_multifab **out, const char *what);
+
 /* The backend whose kernels reach the data of a, b and c (b, c may be NULL):
  * NULL, with a BF_ERROR_VALUE message naming `what`, when host-only and
  * device-only memory are mixed. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "fillboundary_impl.h"
 #include "multifab_impl.h"
 
@@ -156,25 +157,188 @@ int bf_multifab_clone(const bf_multifab *mf, bf_multifab **out) {
 
 /* ---- reductions ---------------------------------------------------------------- */
 
+/* ---- over the ranks --------------------------------------------------------------
+ * A reduction runs on the local fabs (local_reduce), then, unless `local`,
+ * its partial results are combined over the ranks of the MultiFab's runtime
+ * instance (bf_comm_of(runtime_id)): one allgather of a small record per
+ * rank, combined in the same order on every rank, so that every rank gets
+ * the same bits and
+ *  - sums (double) are added in rank order (deterministic for a given number
+ *    of ranks, within rounding of the one-rank sum); int sums wrap modulo 2^64
+ *    as the kernels' accumulators do, so they equal the one-rank sum exactly;
+ *  - min / max (and their cell) are those of one rank: the kernels keep the
+ *    first extremum in fab order, so the ranks' winners are scanned in the
+ *    order of their global box index with the kernels' strict comparison;
+ *  - max |a| is the largest of the ranks' values, NaN / Inf tests any rank's.
+ * A rank whose local part failed (out of memory) still takes part in the
+ * exchange, and every rank then reports the failure: none is left waiting. */
+typedef struct rank_part {
+  double value;
+  int64_t isum;
+  int64_t gbox; /* MIN / MAX: global index of the box of the extremum */
+  int32_t found, err;
+  int32_t index[3];
+  int32_t pad;
+} rank_part;
+
+/* The global box index of the local fab holding the extremum res->index (the
+ * first local fab in order whose task region contains that point and whose
+ * value there equals res->value: the kernels report the first extremum in
+ * task order, so no earlier fab holds an equal value anywhere). */
+static int extremum_box(const bf_multifab *a, int comp, const bf_box *region, bf_intvect ng, const bf_kresult *res,
+                        int64_t *gbox) {
+  const bf_backend *be = bf_backend_for_arena(a->arena);
+  *gbox = -1;
+  int64_t first = -1;
+  for (int64_t li = 0; li < a->nlocal; ++li) {
+    bf_box bx = *mf_validbox(a, li);
+    (void)bf_box_grow(&bx, ng.v);
+    if (region) bf_box_intersection(&bx, region, &bx);
+    if (!bf_box_ok(&bx)) continue;
+    int lo[3], hi[3];
+    bf_box_pad3(&bx, lo, hi);
+    bool in = true;
+    for (int d = 0; d < 3; ++d) in = in && res->index[d] >= lo[d] && res->index[d] <= hi[d];
+    if (!in) continue;
+    if (first < 0) first = li;
+    bf_kview v;
+    bf_mf_kview(a, li, &v);
+    int64_t off = (int64_t)(res->index[0] - v.lo[0]) + (int64_t)(res->index[1] - v.lo[1]) * v.js +
+                  (int64_t)(res->index[2] - v.lo[2]) * v.ks + (int64_t)comp * v.ns;
+    double x;
+    if (a->dtype == BF_DTYPE_DOUBLE) {
+      BF_CHECK(be->mem_copy(&x, (const double *)v.data + off, sizeof x) == 0, BF_ERROR_RUNTIME,
+               "reading one value of the MultiFab failed");
+    } else {
+      int xi = 0;
+      BF_CHECK(be->mem_copy(&xi, (const int *)v.data + off, sizeof xi) == 0, BF_ERROR_RUNTIME,
+               "reading one value of the MultiFab failed");
+      x = xi;
+    }
+    if (x == res->value || (x != x && res->value != res->value)) {
+      *gbox = a->lidx[li];
+      return BF_SUCCESS;
+    }
+  }
+  *gbox = a->lidx[first >= 0 ? first : 0]; /* not reached with consistent data */
+  return BF_SUCCESS;
+}
+
+static int by_gbox(const void *x, const void *y) {
+  const rank_part *p = x, *q = y;
+  return (p->gbox > q->gbox) - (p->gbox < q->gbox);
+}
+
+/* Combine `res` (this rank's part, or err != 0 when it failed) over the ranks. */
+static int over_ranks(int op, const bf_multifab *a, int err, bf_kresult *res, int64_t gbox, const char *what) {
+  const bf_comm *c = bf_comm_of(a->runtime_id);
+  int size = bf_comm_size(c);
+  if (size <= 1) return err;
+  rank_part mine = {.value = res->value, .isum = res->isum, .gbox = gbox, .found = res->found, .err = err != 0};
+  for (int d = 0; d < 3; ++d) mine.index[d] = res->index[d];
+  /* up to 256 ranks on the stack: no allocation that could fail on one rank
+   * only (it would leave the others in the allgather) */
+  rank_part stack[256];
+  rank_part *all = size <= 256 ? stack : malloc((size_t)size * sizeof *all);
+  BF_CHECK(all != NULL, BF_ERROR_MEMORY, "%s: out of memory", what);
+  int cerr = bf_comm_allgather(c, &mine, sizeof mine, all);
+  if (cerr) {
+    if (all != stack) free(all);
+    return cerr;
+  }
+  int failed = -1;
+  for (int r = 0; r < size && failed < 0; ++r)
+    if (all[r].err) failed = r;
+  if (failed >= 0) {
+    if (all != stack) free(all);
+    return err ? err : bf_error_set(BF_ERROR_MEMORY, what, "failed on rank %d (out of memory)", failed);
+  }
+  bf_kresult out = {0};
+  switch (op) {
+  case BF_ROP_MIN:
+  case BF_ROP_MAX: {
+    int n = 0;
+    for (int r = 0; r < size; ++r)
+      if (all[r].found) all[n++] = all[r];
+    qsort(all, (size_t)n, sizeof *all, by_gbox);
+    for (int i = 0; i < n; ++i) {
+      const rank_part *p = &all[i];
+      if (!out.found || (op == BF_ROP_MAX ? p->value > out.value : p->value < out.value)) {
+        out.found = true;
+        out.value = p->value;
+        for (int d = 0; d < 3; ++d) out.index[d] = p->index[d];
+      }
+    }
+    break;
+  }
+  case BF_ROP_ABSMAX:
+    for (int r = 0; r < size; ++r)
+      if (all[r].found && (!out.found || all[r].value > out.value)) out.value = all[r].value, out.found = true;
+    break;
+  case BF_ROP_HASNAN:
+  case BF_ROP_HASINF:
+    for (int r = 0; r < size; ++r) out.found = out.found || all[r].found;
+    break;
+  default: { /* sums, in rank order */
+    uint64_t isum = 0;
+    out.value = all[0].value;
+    for (int r = 0; r < size; ++r) {
+      if (r > 0) out.value += all[r].value;
+      isum += (uint64_t)all[r].isum;
+      out.found = out.found || all[r].found;
+    }
+    out.isum = (int64_t)isum;
+    if (a->dtype == BF_DTYPE_INT) out.value = (double)out.isum;
+    break;
+  }
+  }
+  if (all != stack) free(all);
+  *res = out;
+  return BF_SUCCESS;
+}
+
 /* One reduction over comps [comp, comp+ncomp) of a (and b for DOT), valid + ng,
- * ∩ region; `unique` asks for owner masks (valid cells only, ng must be 0). */
+ * ∩ region; `unique` asks for owner masks (valid cells only, ng must be 0).
+ * `local`: this rank's part only, else over the ranks. */
+static int local_reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, int bcomp, int ncomp,
+                        const bf_box *region, bf_intvect ng, bool unique, const bf_periodicity *period,
+                        bf_kresult *res, const char *what);
+
 static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, int bcomp, int ncomp,
-                  const bf_box *region, bf_intvect ng, bool unique, const bf_periodicity *period, bf_kresult *res,
-                  const char *what) {
+                  const bf_box *region, bf_intvect ng, bool unique, const bf_periodicity *period, bool local,
+                  bf_kresult *res, const char *what) {
+  /* the argument checks fail alike on every rank (the same arguments and
+   * layout): no rank reaches the exchange alone */
   BF_CALL(bf_mf_check_data(a));
   BF_CALL(bf_mf_check_comps(a, comp, ncomp, what));
   BF_CALL(bf_mf_check_ng(a, ng, what));
   BF_CALL(bf_mf_check_region(a, region));
   BF_CALL(bf_mf_check_period(a, period));
-  /* the owner masks' bounding box, also what the period is checked against */
-  const bf_box all = unique ? bf_mesh_bounding(a->ba) : (bf_box){0};
-  if (unique && period) BF_CALL(bf_mesh_check_period(&all, period, what));
   if (b) {
     BF_CALL(bf_multifab_check_compatible(a, b, what));
     BF_CALL(bf_mf_check_data(b));
     BF_CALL(bf_mf_check_comps(b, bcomp, ncomp, what));
     BF_CALL(bf_mf_check_ng(b, ng, what));
   }
+  if (unique && period) {
+    const bf_box all = bf_mesh_bounding(a->ba);
+    BF_CALL(bf_mesh_check_period(&all, period, what));
+  }
+  memset(res, 0, sizeof *res);
+  int err = local_reduce(op, a, comp, b, bcomp, ncomp, region, ng, unique, period, res, what);
+  int64_t gbox = -1;
+  if (!err && res->found && (op == BF_ROP_MIN || op == BF_ROP_MAX) && !local &&
+      bf_comm_size(bf_comm_of(a->runtime_id)) > 1)
+    err = extremum_box(a, comp, region, ng, res, &gbox);
+  if (local) return err;
+  return over_ranks(op, a, err, res, gbox, what);
+}
+
+static int local_reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, int bcomp, int ncomp,
+                        const bf_box *region, bf_intvect ng, bool unique, const bf_periodicity *period,
+                        bf_kresult *res, const char *what) {
+  /* the owner masks' bounding box (the checks are reduce's) */
+  const bf_box all = unique ? bf_mesh_bounding(a->ba) : (bf_box){0};
   const bf_backend *be = bf_mf_backend(a, b, NULL, what);
   if (!be) return BF_ERROR_VALUE;
   bf_tc_entry *e = NULL;
@@ -216,18 +380,17 @@ static int reduce(int op, const bf_multifab *a, int comp, const bf_multifab *b, 
 
 int bf_multifab_dot(const bf_multifab *x, int xcomp, const bf_multifab *y, int ycomp, int numcomp, bf_intvect ng,
                     bool local, double *r) {
-  (void)local;
   BF_CHECK(y != NULL, BF_ERROR_VALUE, "dot: NULL MultiFab");
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_DOT, x, xcomp, y, ycomp, numcomp, NULL, ng, false, NULL, &res, "dot"));
+  BF_CALL(reduce(BF_ROP_DOT, x, xcomp, y, ycomp, numcomp, NULL, ng, false, NULL, local, &res, "dot"));
   *r = res.value;
   return BF_SUCCESS;
 }
 
-static int minmax(int op, const bf_multifab *mf, const bf_box *region, int comp, bf_intvect ng, double *r,
-                  bf_intvect *cell, const char *what) {
+static int minmax(int op, const bf_multifab *mf, const bf_box *region, int comp, bf_intvect ng, bool local,
+                  double *r, bf_intvect *cell, const char *what) {
   bf_kresult res;
-  BF_CALL(reduce(op, mf, comp, NULL, 0, 1, region, ng, false, NULL, &res, what));
+  BF_CALL(reduce(op, mf, comp, NULL, 0, 1, region, ng, false, NULL, local, &res, what));
   /* nothing selected: AMReX's start values, numeric_limits<T>::max() / lowest()
    * of the data's type (AMReX_MultiFab.cpp, AMReX_iMultiFab.cpp: min / max) */
   const bool ints = mf->dtype == BF_DTYPE_INT;
@@ -241,45 +404,41 @@ static int minmax(int op, const bf_multifab *mf, const bf_box *region, int comp,
 }
 
 int bf_multifab_min(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect ng, bool local, double *r) {
-  (void)local;
-  return minmax(BF_ROP_MIN, mf, region, comp, ng, r, NULL, "min");
+  return minmax(BF_ROP_MIN, mf, region, comp, ng, local, r, NULL, "min");
 }
 int bf_multifab_max(const bf_multifab *mf, const bf_box *region, int comp, bf_intvect ng, bool local, double *r) {
-  (void)local;
-  return minmax(BF_ROP_MAX, mf, region, comp, ng, r, NULL, "max");
+  return minmax(BF_ROP_MAX, mf, region, comp, ng, local, r, NULL, "max");
 }
 int bf_multifab_min_index(const bf_multifab *mf, int comp, bf_intvect ng, bf_intvect *cell) {
-  return minmax(BF_ROP_MIN, mf, NULL, comp, ng, NULL, cell, "min_index");
+  return minmax(BF_ROP_MIN, mf, NULL, comp, ng, false, NULL, cell, "min_index");
 }
 int bf_multifab_max_index(const bf_multifab *mf, int comp, bf_intvect ng, bf_intvect *cell) {
-  return minmax(BF_ROP_MAX, mf, NULL, comp, ng, NULL, cell, "max_index");
+  return minmax(BF_ROP_MAX, mf, NULL, comp, ng, false, NULL, cell, "max_index");
 }
 
 static bf_intvect zero_ng(const bf_multifab *mf) { return bf_intvect_splat(mf->dim, 0); }
 
 int bf_multifab_sum(const bf_multifab *mf, const bf_box *region, int comp, bool local, double *r) {
-  (void)local;
   BF_CALL(bf_multifab_check(mf));
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), false, NULL, &res, "sum"));
+  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), false, NULL, local, &res, "sum"));
   *r = res.value;
   return BF_SUCCESS;
 }
 
 int bf_multifab_sum_unique(const bf_multifab *mf, const bf_box *region, int comp, bool local,
                            const bf_periodicity *period, double *r) {
-  (void)local;
   BF_CALL(bf_multifab_check(mf));
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), true, period, &res, "sum_unique"));
+  BF_CALL(
+      reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), true, period, local, &res, "sum_unique"));
   *r = res.value;
   return BF_SUCCESS;
 }
 
 int bf_multifab_norm0(const bf_multifab *mf, int comp, bf_intvect ng, bool local, double *r) {
-  (void)local;
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_ABSMAX, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, &res, "norm0"));
+  BF_CALL(reduce(BF_ROP_ABSMAX, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, local, &res, "norm0"));
   *r = res.value;
   return BF_SUCCESS;
 }
@@ -288,9 +447,8 @@ int bf_multifab_norminf(const bf_multifab *mf, int comp, bf_intvect ng, bool loc
 }
 
 int bf_multifab_norm1(const bf_multifab *mf, int comp, bf_intvect ng, bool local, double *r) {
-  (void)local;
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, &res, "norm1"));
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, local, &res, "norm1"));
   *r = res.value;
   return BF_SUCCESS;
 }
@@ -307,17 +465,20 @@ static int weighted_norm(const bf_multifab *mf, int comp, const bf_periodicity *
   BF_CALL(bf_mf_check_comps(mf, comp, 1, what));
   bf_intvect z = zero_ng(mf);
   bf_multifab *cnt = NULL, *tmp = NULL;
-  BF_CALL(bf_mf_overlap_mask(mf, period, &cnt));
+  /* the counts from the BoxArray (a local plan would miss copies on other ranks) */
+  BF_CALL(bf_mf_overlap_count(mf, period, &cnt, what));
   bf_kresult res;
   int err;
   if (!cnt) { /* no shared point: every weight is 1 */
-    err = reduce(square ? BF_ROP_SUMSQ : BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, z, false, NULL, &res, what);
+    err = reduce(square ? BF_ROP_SUMSQ : BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, z, false, NULL, false, &res,
+                 what);
   } else {
     err = bf_multifab_create(mf->ba, mf->dm, 1, z, BF_DTYPE_DOUBLE, mf->arena, true, &tmp);
     if (!err) err = bf_multifab_copy(tmp, mf, comp, 0, 1, z);
     if (!err && square) err = bf_multifab_multiply(tmp, mf, comp, 0, 1, z);
     if (!err) err = bf_multifab_divide(tmp, cnt, 0, 0, 1, z);
-    if (!err) err = reduce(square ? BF_ROP_SUM : BF_ROP_ABSSUM, tmp, 0, NULL, 0, 1, NULL, z, false, NULL, &res, what);
+    if (!err)
+      err = reduce(square ? BF_ROP_SUM : BF_ROP_ABSSUM, tmp, 0, NULL, 0, 1, NULL, z, false, NULL, false, &res, what);
   }
   bf_multifab_destroy(&tmp);
   bf_multifab_destroy(&cnt);
@@ -331,7 +492,7 @@ int bf_multifab_norm1_unique(const bf_multifab *mf, int comp, const bf_periodici
   if (mf->dtype == BF_DTYPE_DOUBLE) return weighted_norm(mf, comp, period, false, r, "norm1");
   /* int data (no AMReX counterpart): the owner's copy of each point */
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, &res, "norm1"));
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, false, &res, "norm1"));
   *r = res.value;
   return BF_SUCCESS;
 }
@@ -341,14 +502,14 @@ int bf_multifab_norm2(const bf_multifab *mf, int comp, const bf_periodicity *per
   bf_kresult res;
   if (period && mf->dtype == BF_DTYPE_DOUBLE) return weighted_norm(mf, comp, period, true, r, "norm2");
   if (period) { /* int data (no AMReX counterpart): the owner's copy of each point */
-    BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, &res, "norm2"));
+    BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, false, &res, "norm2"));
     *r = sqrt(res.value);
     return BF_SUCCESS;
   }
   /* MultiFab::norm2(comp) = sqrt(Dot(*this, comp, 1, 0)): every copy of a
    * shared nodal point counts (AMReX asserts cell-centred data only in debug
    * builds; a release build, such as pyAMReX's, sums all copies) */
-  BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), false, NULL, &res, "norm2"));
+  BF_CALL(reduce(BF_ROP_SUMSQ, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), false, NULL, false, &res, "norm2"));
   *r = sqrt(res.value);
   return BF_SUCCESS;
 }
@@ -362,29 +523,27 @@ static int int_data(const bf_multifab *mf, const char *what) {
 }
 
 int bf_multifab_sum_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local, int64_t *r) {
-  (void)local;
   BF_CALL(int_data(mf, "sum"));
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), false, NULL, &res, "sum"));
+  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), false, NULL, local, &res, "sum"));
   *r = res.isum;
   return BF_SUCCESS;
 }
 
 int bf_multifab_sum_unique_i64(const bf_multifab *mf, const bf_box *region, int comp, bool local,
                                const bf_periodicity *period, int64_t *r) {
-  (void)local;
   BF_CALL(int_data(mf, "sum_unique"));
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), true, period, &res, "sum_unique"));
+  BF_CALL(
+      reduce(BF_ROP_SUM, mf, comp, NULL, 0, 1, region, zero_ng(mf), true, period, local, &res, "sum_unique"));
   *r = res.isum;
   return BF_SUCCESS;
 }
 
 int bf_multifab_norm1_i64(const bf_multifab *mf, int comp, bf_intvect ng, bool local, int64_t *r) {
-  (void)local;
   BF_CALL(int_data(mf, "norm1"));
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, &res, "norm1"));
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, ng, false, NULL, local, &res, "norm1"));
   *r = res.isum;
   return BF_SUCCESS;
 }
@@ -392,7 +551,7 @@ int bf_multifab_norm1_i64(const bf_multifab *mf, int comp, bf_intvect ng, bool l
 int bf_multifab_norm1_unique_i64(const bf_multifab *mf, int comp, const bf_periodicity *period, int64_t *r) {
   BF_CALL(int_data(mf, "norm1"));
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, &res, "norm1"));
+  BF_CALL(reduce(BF_ROP_ABSSUM, mf, comp, NULL, 0, 1, NULL, zero_ng(mf), true, period, false, &res, "norm1"));
   *r = res.isum;
   return BF_SUCCESS;
 }
@@ -411,17 +570,15 @@ int bf_multifab_norm2_comps(const bf_multifab *mf, int n, const int *comps, doub
 }
 
 int bf_multifab_contains_nan(const bf_multifab *mf, int scomp, int ncomp, bf_intvect ng, bool local, bool *r) {
-  (void)local;
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_HASNAN, mf, scomp, NULL, 0, ncomp, NULL, ng, false, NULL, &res, "contains_nan"));
+  BF_CALL(reduce(BF_ROP_HASNAN, mf, scomp, NULL, 0, ncomp, NULL, ng, false, NULL, local, &res, "contains_nan"));
   *r = res.found;
   return BF_SUCCESS;
 }
 
 int bf_multifab_contains_inf(const bf_multifab *mf, int scomp, int ncomp, bf_intvect ng, bool local, bool *r) {
-  (void)local;
   bf_kresult res;
-  BF_CALL(reduce(BF_ROP_HASINF, mf, scomp, NULL, 0, ncomp, NULL, ng, false, NULL, &res, "contains_inf"));
+  BF_CALL(reduce(BF_ROP_HASINF, mf, scomp, NULL, 0, ncomp, NULL, ng, false, NULL, local, &res, "contains_inf"));
   *r = res.found;
   return BF_SUCCESS;
 }

@@ -147,3 +147,78 @@ int bf_mf_unique_mask(const bf_multifab *mf, int64_t li, const bf_box *region, c
   *out = mask;
   return BF_SUCCESS;
 }
+
+/* Adds 1 over `sub` (a sub-box of `region`) in counts over `region` (x fastest). */
+static void add_one(double *cnt, const bf_box *region, const bf_box *sub) {
+  int rlo[3], rhi[3], lo[3], hi[3];
+  bf_box_pad3(region, rlo, rhi);
+  bf_box_pad3(sub, lo, hi);
+  int64_t nx = rhi[0] - rlo[0] + 1, ny = rhi[1] - rlo[1] + 1;
+  for (int k = lo[2]; k <= hi[2]; ++k)
+    for (int j = lo[1]; j <= hi[1]; ++j) {
+      double *row = cnt + ((int64_t)(k - rlo[2]) * ny + (j - rlo[1])) * nx + (lo[0] - rlo[0]);
+      for (int i = 0; i <= hi[0] - lo[0]; ++i) row[i] += 1.0;
+    }
+}
+
+int bf_mf_overlap_count(const bf_multifab *mf, const bf_periodicity *period, bf_multifab **out, const char *what) {
+  *out = NULL;
+  BF_CALL(bf_mf_check_data(mf));
+  BF_CALL(bf_mf_check_period(mf, period));
+  const bf_box all = bf_mesh_bounding(mf->ba);
+  BF_CALL(bf_mesh_check_period(&all, period, what));
+  const bf_box *boxes = bf_boxarray_data(mf->ba);
+  bf_multifab *cnt = NULL;
+  BF_CALL(bf_multifab_create(mf->ba, mf->dm, 1, bf_intvect_splat(mf->dim, 0), BF_DTYPE_DOUBLE, mf->arena, true,
+                             &cnt));
+  const bf_backend *be = bf_backend_for_arena(cnt->arena);
+  bf_isect_list scratch = {0};
+  double *h = NULL;
+  bool shared = false;
+  int err = BF_SUCCESS;
+  for (int64_t li = 0; li < mf->nlocal && !err; ++li) {
+    const bf_box region = *mf_validbox(mf, li);
+    int64_t npts;
+    if ((err = bf_box_numpts(&region, &npts))) break;
+    double *nh = realloc(h, (size_t)(npts > 0 ? npts : 1) * sizeof *h);
+    if (!nh) {
+      err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for the overlap counts");
+      break;
+    }
+    h = nh;
+    memset(h, 0, (size_t)npts * sizeof *h);
+    int *shifts, ns;
+    if ((err = bf_mesh_periodic_shifts(&all, &region, period, NULL, &shifts, &ns))) break;
+    for (int si = 0; si < ns && !err; ++si) {
+      const int *s = &shifts[3 * si];
+      bf_box q = region; /* boxes j with (box_j + s) ∩ region: query region - s */
+      int ms[3] = {-s[0], -s[1], -s[2]};
+      if (bf_box_shift_iv(&q, ms) != BF_SUCCESS) {
+        bf_error_clear();
+        continue;
+      }
+      if ((err = bf_mesh_intersecting(mf->ba, &q, &scratch))) break;
+      for (int64_t c = 0; c < scratch.count; ++c) {
+        bf_box ov;
+        bf_box_intersection(&boxes[scratch.index[c]], &q, &ov);
+        if (!bf_box_ok(&ov)) continue;
+        (void)bf_box_shift_iv(&ov, s);
+        add_one(h, &region, &ov);
+      }
+    }
+    free(shifts);
+    for (int64_t p = 0; !err && p < npts && !shared; ++p) shared = h[p] > 1.0;
+    bf_kview v;
+    bf_mf_kview(cnt, li, &v);
+    if (!err && npts > 0 && be->mem_copy(v.data, h, (size_t)npts * sizeof *h))
+      err = bf_error_set(BF_ERROR_RUNTIME, __func__, "copying the overlap counts failed");
+  }
+  free(h);
+  bf_isect_list_free(&scratch);
+  if (err || !shared) {
+    bf_multifab_destroy(&cnt);
+    return err;
+  }
+  *out = cnt;
+  return BF_SUCCESS;
+}

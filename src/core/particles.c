@@ -10,12 +10,15 @@
 #include "boxfab/mfiter.h"
 #include "boxfab/runtime.h"
 #include "boxfab/parmparse.h"
+#include "comm.h"
 #include "particles_impl.h"
 #include "podvec_impl.h"
 
 #define MAXVECS 4096
 
 /* ---- life ---------------------------------------------------------------------------------------- */
+
+const bf_comm *bf_pc_comm(const bf_pc *pc) { return bf_comm_of(pc->runtime); }
 
 static void pc_free(bf_object *o) {
   bf_pc *pc = (bf_pc *)o;
@@ -24,6 +27,8 @@ static void pc_free(bf_object *o) {
   free(pc->slots);
   bf_pc_free_levels(pc);
   bf_ptile_destroy(&pc->proto);
+  bf_ptile_destroy(&pc->outbox);
+  free(pc->virt_rank);
   free(pc);
 }
 
@@ -286,11 +291,39 @@ int bf_pc_build_slots(bf_pc *pc) {
     BF_CALL(build_bins(L, dim));
     base += ns;
   }
+  /* the grids of other processes: virtual slots after the local ones (one per tile) */
+  int64_t nvirt = 0;
+  for (int l = 0; l < pc->nlev; ++l)
+    for (int64_t g = 0; g < pc->lev[l].ngrids; ++g)
+      if (pc->lev[l].grids[g].slot < 0) {
+        const bf_ploc_grid *G = &pc->lev[l].grids[g];
+        nvirt += (int64_t)G->tn[0] * G->tn[1] * G->tn[2];
+      }
+  BF_CHECK(base + nvirt < BF_PDEST_WRAP, BF_ERROR_OVERFLOW,
+           "a particle container of more than 2^30 tiles over all processes (make the tiles larger)");
+  int32_t *vrank = malloc((size_t)(nvirt > 0 ? nvirt : 1) * sizeof *vrank);
+  BF_CHECK(vrank != NULL, BF_ERROR_MEMORY, "out of memory for the tiles of a particle container");
+  int64_t v = 0;
+  for (int l = 0; l < pc->nlev; ++l) {
+    const int *pmap = bf_distmap_data(pc->lev[l].dm);
+    for (int64_t g = 0; g < pc->lev[l].ngrids; ++g) {
+      bf_ploc_grid *G = &pc->lev[l].grids[g];
+      if (G->slot >= 0) continue;
+      int64_t nt = (int64_t)G->tn[0] * G->tn[1] * G->tn[2];
+      G->slot = (int32_t)(base + v);
+      for (int64_t t = 0; t < nt; ++t)
+        vrank[v++] = pmap[g];
+    }
+  }
   bf_ptile **slots = calloc((size_t)(base > 0 ? base : 1), sizeof *slots);
+  if (!slots) free(vrank);
   BF_CHECK(slots != NULL, BF_ERROR_MEMORY, "out of memory for the tiles of a particle container");
   free(pc->slots);
   pc->slots = slots;
   pc->nslots = base;
+  free(pc->virt_rank);
+  pc->virt_rank = vrank;
+  pc->nvirt = nvirt;
   return BF_SUCCESS;
 }
 
@@ -344,11 +377,16 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
   if (st) {
     bf_pc_free_levels(&tmp);
     free(tmp.slots);
+    free(tmp.virt_rank);
     return st;
   }
   for (int64_t s = 0; s < pc->nslots; ++s)
     bf_ptile_destroy(&pc->slots[s]);
+  bf_ptile_destroy(&pc->outbox);
   free(pc->slots);
+  free(pc->virt_rank);
+  pc->virt_rank = tmp.virt_rank;
+  pc->nvirt = tmp.nvirt;
   bf_pc_free_levels(pc);
   pc->nlev = nlev;
   memcpy(pc->lev, tmp.lev, sizeof tmp.lev);
@@ -486,7 +524,8 @@ static int grid_slot(const bf_pc *pc, int lev, int64_t grid, int tile, int64_t *
   BF_CHECK(grid >= 0 && grid < L->ngrids, BF_ERROR_INDEX, "grid %lld out of range [0, %lld) of level %d",
            (long long)grid, (long long)L->ngrids, lev);
   const bf_ploc_grid *G = &L->grids[grid];
-  BF_CHECK(G->slot >= 0, BF_ERROR_INDEX, "grid %lld of level %d is not on this process", (long long)grid, lev);
+  BF_CHECK(G->slot >= 0 && G->slot < pc->nslots, BF_ERROR_INDEX, "grid %lld of level %d is not on this process",
+           (long long)grid, lev);
   int nt = G->tn[0] * G->tn[1] * G->tn[2];
   BF_CHECK(tile >= 0 && tile < nt, BF_ERROR_INDEX, "tile %d out of range [0, %d) of grid %lld", tile, nt,
            (long long)grid);
@@ -666,6 +705,10 @@ int bf_pc_mirror(const bf_pc *pc, bf_pc **out) {
     st = bf_pc_new_tile(h, &h->slots[s]);
     if (!st) st = bf_ptile_append(h->slots[s], pc->slots[s]);
   }
+  if (!st && pc->outbox && bf_ptile_size(pc->outbox) > 0) {
+    st = bf_pc_new_tile(h, &h->outbox);
+    if (!st) st = bf_ptile_append(h->outbox, pc->outbox);
+  }
   if (st) {
     bf_pc_destroy(&h);
     return st;
@@ -681,6 +724,16 @@ int bf_pc_writeback(bf_pc *pc, const bf_pc *h) {
     if (n == 0) continue;
     if (!pc->slots[s]) BF_CALL(bf_pc_new_tile(pc, &pc->slots[s]));
     BF_CALL(bf_ptile_reserve(pc->slots[s], n));
+  }
+  int64_t nout = h->outbox ? bf_ptile_size(h->outbox) : 0;
+  if (nout > 0) {
+    if (!pc->outbox) BF_CALL(bf_pc_new_tile(pc, &pc->outbox));
+    BF_CALL(bf_ptile_reserve(pc->outbox, nout));
+  }
+  if (nout == 0) bf_ptile_destroy(&pc->outbox);
+  else {
+    BF_CALL(bf_ptile_resize(pc->outbox, 0));
+    BF_CALL(bf_ptile_append(pc->outbox, h->outbox));
   }
   for (int64_t s = 0; s < pc->nslots; ++s) {
     int64_t n = h->slots[s] ? bf_ptile_size(h->slots[s]) : 0;
@@ -777,8 +830,39 @@ static int level_counts(const bf_pc *pc, int lev, bool only_valid, int64_t *per_
   return BF_SUCCESS;
 }
 
+/* A local count made global (sum over the processes) unless only_local; a
+ * failure on any process fails every process (no one waits forever). */
+static int global_counts(const bf_pc *pc, int st, bool only_local, int64_t *v, int64_t n) {
+  const bf_comm *c = bf_pc_comm(pc);
+  if (only_local || bf_comm_size(c) == 1) return st;
+  int64_t *buf = malloc((size_t)(n + 1) * sizeof *buf);
+  int64_t fail = st != BF_SUCCESS || !buf;
+  char msg[512] = "";
+  if (st) snprintf(msg, sizeof msg, "%s", bf_error_message());
+  if (buf) {
+    for (int64_t i = 0; i < n; ++i)
+      buf[i] = st ? 0 : v[i];
+    buf[n] = fail;
+  }
+  int64_t one = fail;
+  int rc = buf ? bf_comm_reduce(c, buf, n + 1, BF_CT_INT64, BF_OP_SUM, -1)
+               : bf_comm_reduce(c, &one, 1, BF_CT_INT64, BF_OP_SUM, -1);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  int64_t nfail = buf ? buf[n] : one;
+  if (nfail > 0) {
+    free(buf);
+    if (st) return bf_error_set(st, __func__, "%s", msg);
+    return bf_error_set(BF_ERROR_RUNTIME, __func__, "counting particles failed on another process");
+  }
+  memcpy(v, buf, (size_t)n * sizeof *v);
+  free(buf);
+  return BF_SUCCESS;
+}
+
 int bf_pc_num_particles_at_level(const bf_pc *pc, int lev, bool only_valid, bool only_local, int64_t *n) {
-  (void)only_local; /* one process: every particle is local */
   BF_CALL(bf_pc_check(pc));
   BF_CHECK(n != NULL, BF_ERROR_VALUE, "NULL result pointer");
   if (lev >= 0 && lev >= pc->nlev) {
@@ -787,31 +871,42 @@ int bf_pc_num_particles_at_level(const bf_pc *pc, int lev, bool only_valid, bool
     return BF_SUCCESS;
   }
   BF_CHECK(lev >= 0, BF_ERROR_INDEX, "level %d out of range", lev);
-  return level_counts(pc, lev, only_valid, NULL, n);
+  *n = 0;
+  int st = level_counts(pc, lev, only_valid, NULL, n);
+  return global_counts(pc, st, only_local, n, 1);
 }
 
-int bf_pc_total_num_particles(const bf_pc *pc, bool only_valid, bool only_local, int64_t *n) {
-  (void)only_local;
-  BF_CALL(bf_pc_check(pc));
-  BF_CHECK(n != NULL, BF_ERROR_VALUE, "NULL result pointer");
-  int64_t sum = 0;
-  for (int l = 0; l < pc->nlev; ++l) {
-    int64_t m = 0;
-    BF_CALL(level_counts(pc, l, only_valid, NULL, &m));
-    sum += m;
-  }
-  *n = sum;
+/* The particles of the outbox (waiting to go to another process). */
+static int outbox_count(const bf_pc *pc, bool only_valid, int64_t *n) {
+  *n = 0;
+  if (!pc->outbox) return BF_SUCCESS;
+  *n = bf_ptile_size(pc->outbox);
+  if (only_valid && *n > 0) BF_CALL(count_valid(pc, pc->outbox, *n, n));
   return BF_SUCCESS;
 }
 
+int bf_pc_total_num_particles(const bf_pc *pc, bool only_valid, bool only_local, int64_t *n) {
+  BF_CALL(bf_pc_check(pc));
+  BF_CHECK(n != NULL, BF_ERROR_VALUE, "NULL result pointer");
+  int64_t sum = 0;
+  int st = outbox_count(pc, only_valid, &sum);
+  for (int l = 0; !st && l < pc->nlev; ++l) {
+    int64_t m = 0;
+    st = level_counts(pc, l, only_valid, NULL, &m);
+    sum += m;
+  }
+  *n = sum;
+  return global_counts(pc, st, only_local, n, 1);
+}
+
 int bf_pc_num_particles_in_grid(const bf_pc *pc, int lev, bool only_valid, bool only_local, int64_t *counts) {
-  (void)only_local;
   BF_CALL(bf_pc_check(pc));
   BF_CHECK(lev >= 0 && lev < pc->nlev, BF_ERROR_INDEX, "level %d out of range (finest level %d)", lev, pc->nlev - 1);
   BF_CHECK(counts != NULL || pc->lev[lev].ngrids == 0, BF_ERROR_VALUE, "NULL result pointer");
   for (int64_t g = 0; g < pc->lev[lev].ngrids; ++g)
     counts[g] = 0;
-  return level_counts(pc, lev, only_valid, counts, NULL);
+  int st = level_counts(pc, lev, only_valid, counts, NULL);
+  return global_counts(pc, st, only_local, counts, pc->lev[lev].ngrids);
 }
 
 int bf_pc_bytes(const bf_pc *pc, int64_t *used, int64_t *capacity) {
@@ -837,6 +932,7 @@ int bf_pc_clear(bf_pc *pc) {
   BF_CALL(bf_pc_check(pc));
   for (int64_t s = 0; s < pc->nslots; ++s)
     bf_ptile_destroy(&pc->slots[s]);
+  bf_ptile_destroy(&pc->outbox);
   return BF_SUCCESS;
 }
 

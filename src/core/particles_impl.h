@@ -42,7 +42,26 @@ struct bf_pc {
   int64_t nslots;
   bf_ptile **slots; /* [nslots] */
   bf_ptile *proto;  /* empty tile holding the components and their names */
+  /* Grids of other processes (MPI): the locator gives every tile of such a
+   * grid a "virtual slot" nslots + v (v < nvirt, after the local slots, in
+   * level, grid, tile order); virt_rank[v] is the rank that owns it. */
+  int64_t nvirt;
+  int32_t *virt_rank; /* [nvirt] */
+  /* Particles waiting to go to another process: added on a process that does
+   * not own their grid (bf_pc_insert with a virtual slot, add_particles on a
+   * process without grids of the level); the next redistribute sends them.
+   * NULL or a tile of the container's components. */
+  bf_ptile *outbox;
 };
+
+/* The communicator of the container's runtime instance. */
+struct bf_comm;
+const struct bf_comm *bf_pc_comm(const bf_pc *pc);
+/* Redistribute of the outbox only (collective: every process calls it): its
+ * particles are located on levels [lev_min, lev_max] and sent to their
+ * owners.  `failed`: this process had an error before (its message is kept);
+ * then every process returns an error and nothing moves. */
+int bf_pc_exchange_outbox(bf_pc *pc, int lev_min, int lev_max, bool failed);
 
 /* Build the slot tables and locators of the levels (after define or a tiling
  * change); no tile may exist. */
@@ -121,7 +140,8 @@ void bf_pc_locator(const bf_pc *pc, int lev_min, int lev_max, int ngrow, bool re
 /* Insert n staged particles into the tiles: vecs[v] (host or container
  * memory, see bf_pc_tile_vecs' order) holds particle i's element v at
  * (char *)vecs[v] + i * elem, or, when consts[v] is not NULL, every particle
- * has *consts[v]; dest[i] is the slot (particles with dest < 0 are skipped).
+ * has *consts[v]; dest[i] is the slot (particles with dest < 0 are skipped;
+ * a virtual slot >= nslots, a grid of another process, means the outbox).
  * Appended in order.  All or nothing. */
 int bf_pc_insert(bf_pc *pc, int64_t n, const void *const *vecs, const void *const *consts, const int32_t *dest);
 

@@ -9,6 +9,7 @@
 
 #include "boxfab/idcpu.h"
 #include "boxfab/runtime.h"
+#include "comm.h"
 #include "particles_impl.h"
 #include "podvec_impl.h"
 #include <stdio.h>
@@ -165,6 +166,7 @@ static int locate_staged(bf_pc *pc, int lev_min, int lev_max, staged *S, int32_t
   const bf_backend_particles *H = &bf_backend_get()->particles;
   bf_ppart part;
   memset(&part, 0, sizeof part);
+  part.own_slot = -1; /* no own-tile shortcut (0 would send cell 0's particles to slot 0 unchecked) */
   part.n = S->n;
   for (int d = 0; d < pc->layout.dim; ++d)
     part.pos[d] = S->pos[d];
@@ -173,12 +175,13 @@ static int locate_staged(bf_pc *pc, int lev_min, int lev_max, staged *S, int32_t
   part.dest = dest;
   if (S->n == 0) return BF_SUCCESS;
   BF_CALL(H->p_locate(&loc, 1, &part));
+  /* a code >= nslots: a grid of another process (bf_pc_insert puts the particle in the outbox) */
   for (int64_t i = 0; i < S->n; ++i)
     if (dest[i] < 0) {
       const double *x0 = S->pos[0], *x1 = S->pos[pc->layout.dim > 1 ? 1 : 0], *x2 = S->pos[pc->layout.dim > 2 ? 2 : 0];
       BF_ERROR(BF_ERROR_VALUE, "%s: particle %lld at (%g, %g, %g) lies in no grid of levels %d..%d%s", what,
                (long long)i, x0[i], pc->layout.dim > 1 ? x1[i] : 0.0, pc->layout.dim > 2 ? x2[i] : 0.0, lev_min,
-               lev_max, dest[i] == BF_PDEST_REMOTE ? " on this process" : " (outside the domain or the BoxArray)");
+               lev_max, " (outside the domain or the BoxArray)");
     }
   BF_CALL(H->p_wrap(&loc, 1, &part));
   for (int64_t i = 0; i < S->n; ++i)
@@ -207,15 +210,86 @@ static void pinit_stage(const bf_pc *pc, const bf_pinit *init, staged *S) {
   (void)pc;
 }
 
+/* init_random's ids on several processes (AMReX's InitRandom).  Every
+ * process draws the positions of all n particles (the generator is
+ * counter-based: no message needed) and keeps those of its grids
+ * (dest[i] a local slot).  Without serialize, AMReX's process r generates
+ * particles [s_r, s_r + M_r) (M = n / nprocs, process 0 also the remainder)
+ * with ids from its own counter and cpu r, then redistributes: particle i
+ * gets those ids here (each process reserves its M_r ids; the first ids are
+ * exchanged).  With serialize, AMReX's owner numbers the particles it keeps,
+ * in generation order, from its own counter, with its own cpu.  idcpu[i] is
+ * written for the local particles only. */
+static int random_idcpus(bf_pc *pc, int64_t n, const int32_t *dest, bool serialize, uint64_t *idcpu) {
+  const bf_comm *c = bf_pc_comm(pc);
+  int np = bf_comm_size(c), me = bf_comm_rank(c);
+  const int64_t NS = pc->nslots;
+#define LOCAL_(i) (dest[i] >= 0 && (dest[i] & BF_PDEST_SLOT_MASK) < NS)
+  if (serialize) {
+    int64_t nown = 0;
+    for (int64_t i = 0; i < n; ++i)
+      nown += LOCAL_(i);
+    if (nown == 0) return BF_SUCCESS;
+    int64_t first = 0;
+    uint64_t v0 = 0;
+    BF_CALL(bf_particle_next_id(pc->family, nown, &first));
+    BF_CALL(bf_idcpu_pack(first, me, &v0));
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (LOCAL_(i)) idcpu[i] = v0 + ((uint64_t)k++ << 24);
+    return BF_SUCCESS;
+  }
+  int64_t M = n / np, M0 = M + n % np, mine = me == 0 ? M0 : M;
+  int64_t first = 0;
+  int st = mine > 0 ? bf_particle_next_id(pc->family, mine, &first) : BF_SUCCESS;
+  int64_t *firsts = malloc((size_t)np * sizeof *firsts);
+  if (!firsts) return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  int64_t mf = st ? -1 : first;
+  int rc = bf_comm_allgather(c, &mf, sizeof mf, firsts);
+  if (rc || st) {
+    free(firsts);
+    return rc ? rc : st;
+  }
+  for (int r = 0; r < np; ++r)
+    if (firsts[r] < 0) {
+      free(firsts);
+      return bf_error_set(BF_ERROR_RUNTIME, __func__, "init_random: taking particle ids failed on another process");
+    }
+#pragma omp parallel for schedule(static) if (n > BF_PARTICLE_PARALLEL_MIN)
+  for (int64_t i = 0; i < n; ++i) {
+    if (!LOCAL_(i)) continue;
+    int64_t g = i < M0 || M == 0 ? 0 : 1 + (i - M0) / M;
+    int64_t sg = g == 0 ? 0 : M0 + (g - 1) * M;
+    uint64_t v0 = 0;
+    (void)bf_idcpu_pack(firsts[g], (int)g, &v0); /* the id was reserved by process g */
+    idcpu[i] = v0 + ((uint64_t)(i - sg) << 24);
+  }
+#undef LOCAL_
+  free(firsts);
+  return BF_SUCCESS;
+}
+
+/* How add_generated numbers the particles: new ids of this process for all
+ * (the particles of other processes' grids wait in the outbox), or
+ * init_random's rule (random_idcpus; the particles of other processes' grids
+ * are dropped: their owners make them). */
+enum { GEN_OWN = 0, GEN_RANDOM = 1, GEN_RANDOM_SERIAL = 2 };
+
 /* Shared tail: locate on all levels, ids, insert. */
-static int add_generated(bf_pc *pc, staged *S, const bf_pinit *init, const char *what) {
+static int add_generated(bf_pc *pc, staged *S, const bf_pinit *init, const char *what, int mode) {
   int st = BF_SUCCESS;
   int32_t *dest = malloc((size_t)(S->n > 0 ? S->n : 1) * sizeof *dest);
   uint64_t *idcpu = malloc((size_t)(S->n > 0 ? S->n : 1) * sizeof *idcpu);
   if (!dest || !idcpu)
     st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for %lld particles", (long long)S->n);
   if (!st) st = locate_staged(pc, 0, pc->nlev - 1, S, dest, what);
-  if (!st) st = new_idcpus(pc, S->n, idcpu);
+  if (!st && (mode == GEN_OWN || bf_comm_size(bf_pc_comm(pc)) == 1)) {
+    st = new_idcpus(pc, S->n, idcpu);
+  } else if (!st) {
+    st = random_idcpus(pc, S->n, dest, mode == GEN_RANDOM_SERIAL, idcpu);
+    for (int64_t i = 0; i < S->n; ++i)
+      if (dest[i] >= pc->nslots) dest[i] = -1;
+  }
   if (!st) {
     S->idcpu = idcpu;
     pinit_stage(pc, init, S);
@@ -403,11 +477,12 @@ done:
  * tile's positions and ids are generated in place (p_random_place) in the
  * order of the particle numbers; the other components get their constants.
  * All allocations (tiles reserved) before the first change. */
-static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_pinit *init) {
+static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_pinit *init, bool serialize) {
   const bf_backend_particles *K = bf_pc_kernels(pc);
   if (!K) return bf_error_code();
   if (n == 0) return BF_SUCCESS;
-  if (bf_pc_use_plan(pc, K) && n <= INT32_MAX && pc->nslots + 2 <= INT32_MAX)
+  /* the device-resident path on one process (several: the host path keeps each rank's share) */
+  if (bf_comm_size(bf_pc_comm(pc)) == 1 && bf_pc_use_plan(pc, K) && n <= INT32_MAX && pc->nslots + 2 <= INT32_MAX)
     return init_random_device(pc, K, n, r, init);
   double pt_last = pt_now();
   int32_t *dest = NULL;
@@ -419,7 +494,10 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
   int st = bf_arena_alloc(dest_arena, (size_t)n * sizeof *dest, (void **)&dest);
   if (!st) st = bf_arena_alloc(dest_arena, (size_t)n * sizeof *idx, (void **)&idx);
   int64_t ns = pc->nslots;
-  cnt = calloc((size_t)ns + 1, sizeof *cnt);
+  const bool multi = bf_comm_size(bf_pc_comm(pc)) > 1;
+  uint64_t *ids = NULL, *vals = NULL; /* several processes: the idcpu of every particle / of the kept ones */
+  int64_t cnt_kept = 0;
+  cnt = calloc((size_t)ns + 2, sizeof *cnt);
   created = calloc((size_t)ns + 1, sizeof *created);
   oldn = calloc((size_t)ns + 1, sizeof *oldn);
   if (!st && (!cnt || !created || !oldn)) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
@@ -434,11 +512,28 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
     for (int64_t i = 0; i < n && bad < 0; ++i)
       if (dest[i] < 0) bad = i;
     if (bad >= 0)
-      st = bf_error_set(
-          BF_ERROR_VALUE, __func__, "init_random: particle %lld lies in no grid of the container%s", (long long)bad,
-          dest[bad] == BF_PDEST_REMOTE ? " on this process" : " (the BoxArray does not cover the domain)");
+      st = bf_error_set(BF_ERROR_VALUE, __func__,
+                        "init_random: particle %lld lies in no grid of the container (the BoxArray does not cover the "
+                        "domain)",
+                        (long long)bad);
   }
-  if (!st) st = bf_pc_count_sort(n, dest, ns, cnt, idx);
+  if (!st && multi) {
+    /* the ids (random_idcpus), then the particles of other processes' grids go to a dropped bucket ns */
+    ids = malloc((size_t)n * sizeof *ids);
+    if (!ids) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    if (!st) st = random_idcpus(pc, n, dest, serialize, ids);
+    for (int64_t i = 0; !st && i < n; ++i)
+      if ((dest[i] & BF_PDEST_SLOT_MASK) >= ns) dest[i] = (int32_t)ns;
+  }
+  if (!st) st = bf_pc_count_sort(n, dest, multi ? ns + 1 : ns, cnt, idx);
+  if (!st && multi) {
+    /* the kept particles' idcpu in slot order (idx), where the device can read them */
+    int64_t nk = cnt[ns];
+    cnt_kept = nk;
+    st = bf_arena_alloc(dest_arena, (size_t)(nk > 0 ? nk : 1) * sizeof *vals, (void **)&vals);
+    for (int64_t k = 0; !st && k < nk; ++k)
+      vals[k] = ids[idx[k]];
+  }
   PT_MARK("sort");
   for (int64_t s = 0; !st && s < ns; ++s) {
     int64_t a = cnt[s + 1] - cnt[s];
@@ -454,11 +549,11 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
   }
   int64_t first = 0;
   uint64_t v0 = 0;
-  if (!st) st = bf_particle_next_id(pc->family, n, &first);
-  if (!st) st = bf_idcpu_pack(first, bf_parallel_myproc(), &v0);
+  if (!st && !multi) st = bf_particle_next_id(pc->family, n, &first);
+  if (!st && !multi) st = bf_idcpu_pack(first, bf_parallel_myproc(), &v0);
   int nr = bf_pc_num_real_comps(pc), ni = bf_pc_num_int_comps(pc), dim = pc->layout.dim;
   if (!st) {
-    ops = malloc((size_t)(ns * (nr + ni) + 1) * sizeof *ops);
+    ops = malloc((size_t)(ns * (nr + ni + 1) + 1) * sizeof *ops);
     if (!ops) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
   }
   PT_MARK("reserve");
@@ -493,6 +588,8 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
                             .value = c < pc->layout.nai && init && init->int_array ? &init->int_array[c] : &zero_i,
                             .elem = 4,
                             .n = a};
+    if (multi) /* the ids of random_idcpus replace those p_random_place writes (same kernel order: after it) */
+      ops[m++] = (bf_pcopy){.dst = pl->idcpu, .src = vals + cnt[s], .elem = 8, .n = a};
   }
   if (!st && np > 0) st = K->p_random_place(r, v0, np, places);
   free(places);
@@ -505,7 +602,8 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
       else if (cnt && oldn && pc->slots[s] && cnt[s + 1] > cnt[s] && bf_ptile_size(pc->slots[s]) > oldn[s])
         (void)bf_ptile_resize_raw(pc->slots[s], oldn[s]);
     }
-  free(ops), free(oldn), free(created), free(cnt);
+  free(ops), free(oldn), free(created), free(cnt), free(ids);
+  if (vals) bf_arena_free(dest_arena, vals, (size_t)(cnt_kept > 0 ? cnt_kept : 1) * sizeof *vals);
   if (idx) bf_arena_free(dest_arena, idx, (size_t)n * sizeof *idx);
   if (dest) bf_arena_free(dest_arena, dest, (size_t)n * sizeof *dest);
   return st;
@@ -513,7 +611,6 @@ static int init_random_soa(bf_pc *pc, int64_t n, const bf_prandom *r, const bf_p
 
 int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *init, bool serialize,
                       const bf_realbox *box) {
-  (void)serialize; /* one process: the same particles either way */
   BF_CALL(check_defined(pc, "init_random"));
   BF_CHECK(count >= 0, BF_ERROR_VALUE, "init_random: the number of particles must be >= 0, got %lld", (long long)count);
   BF_CHECK(count <= (int64_t)1 << 40, BF_ERROR_OVERFLOW, "init_random: %lld particles are too many", (long long)count);
@@ -538,11 +635,11 @@ int bf_pc_init_random(bf_pc *pc, int64_t count, uint64_t seed, const bf_pinit *i
       r.lo[d] = box->lo[d], r.hi[d] = box->hi[d];
     }
   }
-  if (pc->layout.pure_soa) return init_random_soa(pc, count, &r, init);
+  if (pc->layout.pure_soa) return init_random_soa(pc, count, &r, init, serialize);
   staged S;
   BF_CALL(alloc_pos(dim, count, &S));
   int st = count > 0 ? bf_backend_get()->particles.p_random(&r, count, S.pos) : BF_SUCCESS;
-  if (!st) st = add_generated(pc, &S, init, "init_random");
+  if (!st) st = add_generated(pc, &S, init, "init_random", serialize ? GEN_RANDOM_SERIAL : GEN_RANDOM);
   free_pos(dim, &S);
   return st;
 }
@@ -557,12 +654,20 @@ int bf_pc_init_random_per_box(bf_pc *pc, int64_t count_per_box, uint64_t seed, c
   int64_t total;
   BF_CHECK(bf_i64_mul(count_per_box, L->ngrids, &total) && total <= (int64_t)1 << 40, BF_ERROR_OVERFLOW,
            "init_random_per_box: too many particles");
+  /* each process fills its own boxes (AMReX); the positions of box gi are the same on any number of
+   * processes (counters gi * count_per_box + k); the ids come from this process's counter */
+  int64_t nown = 0;
+  for (int64_t gi = 0; gi < L->ngrids; ++gi)
+    nown += L->grids[gi].slot >= 0 && L->grids[gi].slot < pc->nslots;
+  total = nown * count_per_box;
   int dim = pc->layout.dim;
   staged S;
-  BF_CALL(alloc_pos(dim, total, &S));
-  int st = BF_SUCCESS;
+  int st = alloc_pos(dim, total, &S);
+  if (st) return bf_pc_exchange_outbox(pc, 0, pc->nlev - 1, true);
   const bf_geometry *g = &L->geom;
+  int64_t at = 0;
   for (int64_t gi = 0; gi < L->ngrids && !st && count_per_box > 0; ++gi) {
+    if (!(L->grids[gi].slot >= 0 && L->grids[gi].slot < pc->nslots)) continue;
     bf_prandom r;
     prandom_level0(pc, &r);
     r.seed = seed;
@@ -572,13 +677,14 @@ int bf_pc_init_random_per_box(bf_pc *pc, int64_t count_per_box, uint64_t seed, c
       r.lo[d] = g->prob_domain.lo[d] + (double)(L->grids[gi].lo[d] - g->domain.lo[d]) * g->dx[d];
       r.hi[d] = g->prob_domain.lo[d] + (double)(L->grids[gi].hi[d] + 1 - g->domain.lo[d]) * g->dx[d];
     }
-    double *p[3] = {S.pos[0] + gi * count_per_box, dim > 1 ? S.pos[1] + gi * count_per_box : NULL,
-                    dim > 2 ? S.pos[2] + gi * count_per_box : NULL};
+    double *p[3] = {S.pos[0] + at, dim > 1 ? S.pos[1] + at : NULL, dim > 2 ? S.pos[2] + at : NULL};
     st = bf_backend_get()->particles.p_random(&r, count_per_box, p);
+    at += count_per_box;
   }
-  if (!st) st = add_generated(pc, &S, init, "init_random_per_box");
+  if (!st) st = add_generated(pc, &S, init, "init_random_per_box", GEN_OWN);
   free_pos(dim, &S);
-  return st;
+  /* particles of finer levels' grids on other processes */
+  return bf_pc_exchange_outbox(pc, 0, pc->nlev - 1, st != BF_SUCCESS);
 }
 
 int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) {
@@ -594,10 +700,12 @@ int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) 
   int64_t total = 0;
   int64_t *start = malloc((size_t)(L->ngrids + 1) * sizeof *start);
   BF_CHECK(start != NULL, BF_ERROR_MEMORY, "out of memory");
+  /* each process fills its own boxes (AMReX) */
   for (int64_t gi = 0; gi < L->ngrids; ++gi) {
     int64_t c = 1;
     for (int d = 0; d < dim; ++d)
       c *= (int64_t)L->grids[gi].hi[d] - L->grids[gi].lo[d] + 1;
+    if (!(L->grids[gi].slot >= 0 && L->grids[gi].slot < pc->nslots)) c = 0;
     start[gi] = total;
     total += c;
   }
@@ -606,11 +714,12 @@ int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) 
   int st = alloc_pos(dim, total, &S);
   if (st) {
     free(start);
-    return st;
+    return bf_pc_exchange_outbox(pc, 0, pc->nlev - 1, true);
   }
 #pragma omp parallel for schedule(dynamic, 1) if (total > BF_PARTICLE_PARALLEL_MIN)
   for (int64_t gi = 0; gi < L->ngrids; ++gi) {
     const bf_ploc_grid *G = &L->grids[gi];
+    if (start[gi + 1] == start[gi]) continue;
     int64_t m = start[gi];
     for (int k = G->lo[2]; k <= G->hi[2]; ++k)
       for (int j = G->lo[1]; j <= G->hi[1]; ++j)
@@ -621,10 +730,12 @@ int bf_pc_init_one_per_cell(bf_pc *pc, const double *off, const bf_pinit *init) 
         }
   }
   free(start);
-  st = add_generated(pc, &S, init, "init_one_per_cell");
+  st = add_generated(pc, &S, init, "init_one_per_cell", GEN_OWN);
   free_pos(dim, &S);
-  return st;
+  return bf_pc_exchange_outbox(pc, 0, pc->nlev - 1, st != BF_SUCCESS);
 }
+
+static int add_columns_local(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistribute);
 
 int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistribute) {
   BF_CALL(check_defined(pc, "add_particles"));
@@ -635,6 +746,14 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
            "add_particles: the C API takes columns in host memory (bf_pcolumns.device must be false); the "
            "Python method copies device arrays to the host first");
   if (bf_pc_needs_mirror(pc)) BF_PC_MIRRORED(pc, true, bf_pc_add_columns(h_, lev, cols, redistribute));
+  int st = add_columns_local(pc, lev, cols, redistribute);
+  /* several processes: with redistribute, the particles of other processes' grids wait in the outbox:
+   * send them now (collective; an error on any process is an error on all) */
+  if (redistribute && bf_comm_size(bf_pc_comm(pc)) > 1) st = bf_pc_exchange_outbox(pc, lev, lev, st != BF_SUCCESS);
+  return st;
+}
+
+static int add_columns_local(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistribute) {
   int dim = pc->layout.dim;
   int64_t n = cols->n;
   if (n == 0) return BF_SUCCESS;
@@ -654,7 +773,6 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
       BF_CHECK(cols->cpus[i] >= 0 && cols->cpus[i] <= BF_IDCPU_MAX_CPU, BF_ERROR_VALUE,
                "particle %lld: cpu %d outside [0, %d]", (long long)i, (int)cols->cpus[i], (int)BF_IDCPU_MAX_CPU);
   const pc_level *L = &pc->lev[lev];
-  BF_CHECK(L->nslots > 0, BF_ERROR_VALUE, "level %d has no grid on this process", lev);
   staged S;
   BF_CALL(alloc_pos(dim, n, &S));
   for (int d = 0; d < dim; ++d)
@@ -668,8 +786,9 @@ int bf_pc_add_columns(bf_pc *pc, int lev, const bf_pcolumns *cols, bool redistri
     if (redistribute) {
       st = locate_staged(pc, lev, lev, &S, dest, "add_particles");
     } else {
+      /* the first tile of the level, or the outbox on a process without grids there */
       for (int64_t i = 0; i < n; ++i)
-        dest[i] = (int32_t)L->base;
+        dest[i] = (int32_t)(L->nslots > 0 ? L->base : pc->nslots);
     }
   }
   if (!st) {

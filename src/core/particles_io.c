@@ -8,14 +8,17 @@
  *   <dir>/<name>/Level_L/DATA_00000 per grid: int32 block [id, cpu, ints...]
  *                                   then real block [pos..., reals...]
  *
- * Writing: one file per level (one rank), only particles with id > 0, the
- * whole directory built under a temporary sibling name and renamed into
- * place.  Reading: every file is untrusted; counts are checked against the
- * file sizes before anything is allocated, all data is read and checked
- * before the container changes, then the particles are added and
- * redistributed. */
+ * Writing: only particles with id > 0; each MPI rank writes its grids into
+ * Level_L/DATA_<rank / ceil(nprocs / nfiles)> (one rank: DATA_00000), rank 0
+ * the Header and Particle_H; the whole directory is built under a temporary
+ * sibling name and renamed into place once every rank agrees (write_dist).
+ * Reading: every file is untrusted; counts are checked against the file
+ * sizes before anything is allocated, all data is read and checked (each
+ * rank its grids) and the outcome agreed before the container changes, then
+ * the particles are added and redistributed (bf_pc_restart). */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -27,9 +30,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "fileio.h"
+#include "boxfab/distmap.h"
 #include "boxfab/idcpu.h"
+#include "boxfab/parmparse.h"
 #include "boxfab/particles.h"
+#include "particles_impl.h"
 
 enum { PIO_MAX_TEXT = 64 << 20, PIO_MAX_NAME = 4096, PIO_PATH = 4096 };
 
@@ -222,46 +229,161 @@ done:
   return rc;
 }
 
-static int write_all(const bf_pc *pc, const char *pdir, bool checkpoint, const char *const *rnames, int nr,
-                     const char *const *inames, int ni) {
+/* The valid particles (id > 0, neighbours excluded) of a tile, as pack_tile keeps them. */
+static int count_tile(const bf_pc *pc, const bf_ptile *t, int64_t *out) {
+  const bf_playout *L = bf_pc_layout(pc);
+  const int64_t np = bf_ptile_size(t) - bf_ptile_num_neighbors(t);
+  *out = 0;
+  if (np <= 0) return BF_SUCCESS;
+  const size_t ssz = bf_playout_struct_size(L);
+  uint64_t *idcpu = malloc((size_t)np * sizeof *idcpu);
+  unsigned char *aos = L->pure_soa ? NULL : malloc((size_t)np * ssz);
+  int rc = BF_SUCCESS;
+  if (!idcpu || (!L->pure_soa && !aos)) {
+    rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory counting %" PRId64 " particles", np);
+  } else if (L->pure_soa) {
+    rc = bf_podvec_read(bf_ptile_idcpu(t), 0, np, idcpu);
+  } else if ((rc = bf_podvec_read(bf_ptile_aos(t), 0, np, aos)) == BF_SUCCESS) {
+    for (int64_t i = 0; i < np; ++i) memcpy(&idcpu[i], aos + (size_t)i * ssz + bf_playout_idcpu_offset(L), 8);
+  }
+  int64_t n = 0;
+  if (rc == BF_SUCCESS)
+    for (int64_t i = 0; i < np; ++i) n += bf_idcpu_id(idcpu[i]) > 0;
+  *out = n;
+  free(idcpu);
+  free(aos);
+  return rc;
+}
+
+/* One grid's entry of the Header's table: (file number, count, byte offset), AMReX's which / count / where. */
+typedef struct {
+  int64_t grid, which, count, where;
+} gentry;
+
+/* The local tiles of a level (bf_pc_tiles), malloc'd. */
+static int level_tiles(const bf_pc *pc, int lev, bf_pc_tileref **refs, int64_t *n) {
+  *refs = NULL;
+  *n = 0;
+  int rc = bf_pc_tiles(pc, lev, false, NULL, 0, n);
+  if (rc != BF_SUCCESS || *n == 0) return rc;
+  *refs = malloc((size_t)*n * sizeof **refs);
+  BF_CHECK(*refs != NULL, BF_ERROR_MEMORY, "out of memory");
+  return bf_pc_tiles(pc, lev, false, *refs, *n, n);
+}
+
+/* AMReX's particle file rule (WriteBinaryParticleDataSync with NFilesIter, groupSets off, no sparse mode):
+ * nfiles = max(1, min(nprocs, particles.particles_nfiles)) (256 unless set; -1 means nprocs); rank r writes
+ * into DATA_<r / ceil(nprocs / nfiles)>, the ranks of one file one after another in rank order. */
+static int particle_nfiles(int nprocs) {
+  int n = 256;
+  bool found = false;
+  int v = 0;
+  if (bf_parmparse_query_int("particles.particles_nfiles", 0, &found, &v) == BF_SUCCESS && found) n = v;
+  else bf_error_clear();
+  if (n == -1) n = nprocs;
+  if (n > nprocs) n = nprocs;
+  return n < 1 ? 1 : n;
+}
+
+/* This rank's part of level lev: the valid particles of its grids, grid after grid, into its data file at
+ * byte `start`; one table entry per local grid (count 0 included: AMReX writes the rank's file number and
+ * offset for those too).  The file is created by whichever rank of its set writes first (never truncated:
+ * the directory is new). */
+static int write_level_part(const bf_pc *pc, int lev, const char *path, int64_t start, int64_t nbytes, int which,
+                            bool checkpoint, int ichunk, int rchunk, const int64_t *lgrids, int64_t nlg, gentry *ent) {
+  int rc = BF_SUCCESS;
+  int64_t ntiles = 0, ti = 0, where = start;
+  bf_pc_tileref *refs = NULL;
+  FILE *f = NULL;
+  if ((rc = level_tiles(pc, lev, &refs, &ntiles)) != BF_SUCCESS) goto done;
+  if (nbytes > 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(errno));
+      goto done;
+    }
+    if (!(f = fdopen(fd, "wb"))) {
+      int e = errno;
+      close(fd);
+      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(e));
+      goto done;
+    }
+    (void)setvbuf(f, NULL, _IOFBF, (size_t)1 << 22);
+    if (fseeko(f, (off_t)start, SEEK_SET) != 0) {
+      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot seek in %.300s: %s", path, strerror(errno));
+      goto done;
+    }
+  }
+  for (int64_t k = 0; k < nlg && rc == BF_SUCCESS; ++k) {
+    const int64_t g = lgrids[k];
+    gridpack gp = {0};
+    for (; ti < ntiles && refs[ti].grid < g; ++ti) {
+    }
+    for (; ti < ntiles && refs[ti].grid == g && rc == BF_SUCCESS; ++ti)
+      rc = pack_tile(pc, refs[ti].ptile, checkpoint, &gp, ichunk, rchunk);
+    if (rc == BF_SUCCESS) {
+      ent[k] = (gentry){g, which, gp.n, where};
+      size_t bi = (size_t)gp.n * (size_t)ichunk * 4, br = (size_t)gp.n * (size_t)rchunk * 8;
+      if ((bi || br) && !f) {
+        rc = bf_error_set(BF_ERROR_RUNTIME, __func__, "grid %" PRId64 " gained particles while %.300s was written", g,
+                          path);
+      } else {
+        errno = 0;
+        if ((bi && fwrite(gp.ints, 1, bi, f) != bi) || (br && fwrite(gp.reals, 1, br, f) != br))
+          rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(errno ? errno : EIO));
+      }
+      where += (int64_t)(bi + br);
+    }
+    free(gp.ints);
+    free(gp.reals);
+  }
+  if (rc == BF_SUCCESS && where - start != nbytes)
+    rc = bf_error_set(BF_ERROR_RUNTIME, __func__, "the particles of level %d changed while %.300s was written", lev,
+                      path);
+  if (f && rc == BF_SUCCESS && bf_sync_file(f) != 0)
+    rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(errno ? errno : EIO));
+done:
+  if (f) {
+    errno = 0;
+    if (fclose(f) != 0 && rc == BF_SUCCESS)
+      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(errno ? errno : EIO));
+  }
+  free(refs);
+  return rc;
+}
+
+/* The I/O rank's part: Level_L/Particle_H of the levels with particles, then the Header with the table of every
+ * grid gathered from all ranks. */
+static int write_headers(const bf_pc *pc, const char *pdir, bool checkpoint, const char *const *rnames, int nr,
+                         const char *const *inames, int ni, int64_t next, const int64_t *levtot, gentry *const *tab) {
   const bf_playout *L = bf_pc_layout(pc);
   const int dim = L->dim, nlev = bf_pc_num_levels(pc);
-  const int ichunk = 2 + ni, rchunk = dim + nr;
   int rc = BF_SUCCESS;
-  sbuf hdr = {0}, table = {0};
+  sbuf hdr = {0};
   int64_t total = 0;
-  for (int lev = 0; lev < nlev; ++lev) {
-    int64_t n = 0;
-    if ((rc = bf_pc_num_particles_at_level(pc, lev, true, false, &n)) != BF_SUCCESS) return rc;
-    total += n;
-  }
-  int64_t next = 0;
-  if ((rc = bf_particle_next_id(bf_pc_id_family(pc), 0, &next)) != BF_SUCCESS) return rc;
+  for (int lev = 0; lev < nlev; ++lev) total += levtot[lev];
   sb_printf(&hdr, "%s_double\n%d\n%d\n", checkpoint ? "Version_Two_Dot_One" : "Version_Two_Dot_Zero", dim, nr);
   for (int i = 0; i < nr; ++i) sb_printf(&hdr, "%s\n", rnames[i]);
   sb_printf(&hdr, "%d\n", ni);
   for (int i = 0; i < ni; ++i) sb_printf(&hdr, "%s\n", inames[i]);
   sb_printf(&hdr, "1\n%" PRId64 "\n%" PRId64 "\n%d\n", total, next, nlev - 1);
   for (int lev = 0; lev < nlev && rc == BF_SUCCESS; ++lev) {
-    const bf_geometry *geom = NULL;
     bf_boxarray *ba = NULL;
-    bf_distmap *dm = NULL;
-    if ((rc = bf_pc_level(pc, lev, &geom, &ba, &dm)) != BF_SUCCESS) break;
+    if ((rc = bf_pc_level(pc, lev, NULL, &ba, NULL)) != BF_SUCCESS) break;
+    sb_printf(&hdr, "%" PRId64 "\n", bf_boxarray_size(ba));
+  }
+  for (int lev = 0; lev < nlev && rc == BF_SUCCESS; ++lev) {
+    bf_boxarray *ba = NULL;
+    if ((rc = bf_pc_level(pc, lev, NULL, &ba, NULL)) != BF_SUCCESS) break;
     const int64_t ng = bf_boxarray_size(ba);
-    sb_printf(&hdr, "%" PRId64 "\n", ng);
-    int64_t nvalid = 0;
-    if ((rc = bf_pc_num_particles_at_level(pc, lev, true, false, &nvalid)) != BF_SUCCESS) break;
-    if (nvalid == 0) {
-      for (int64_t g = 0; g < ng; ++g) sb_printf(&table, "0 0 0\n");
-      continue;
+    for (int64_t g = 0; g < ng; ++g) {
+      if (levtot[lev] == 0) sb_printf(&hdr, "0 0 0\n");
+      else sb_printf(&hdr, "%" PRId64 " %" PRId64 " %" PRId64 "\n", tab[lev][g].which, tab[lev][g].count,
+                     tab[lev][g].where);
     }
+    if (levtot[lev] == 0) continue;
     char ldir[PIO_PATH], path[PIO_PATH], lname[32];
     snprintf(lname, sizeof lname, "Level_%d", lev);
-    if ((rc = join(ldir, pdir, lname)) != BF_SUCCESS) break;
-    if (mkdir(ldir, 0755) != 0) {
-      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create directory %.300s: %s", ldir, strerror(errno));
-      break;
-    }
     sbuf ph = {0};
     sb_printf(&ph, "(%" PRId64 " 0\n", ng);
     for (int64_t g = 0; g < ng; ++g) {
@@ -272,62 +394,215 @@ static int write_all(const bf_pc *pc, const char *pdir, bool checkpoint, const c
     }
     sb_printf(&ph, ")\n");
     if (ph.oom) rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    if (rc == BF_SUCCESS && (rc = join(path, ldir, "Particle_H")) == BF_SUCCESS)
+    if (rc == BF_SUCCESS && (rc = join(ldir, pdir, lname)) == BF_SUCCESS &&
+        (rc = join(path, ldir, "Particle_H")) == BF_SUCCESS)
       rc = write_file(path, ph.buf, ph.len);
     free(ph.buf);
-    if (rc != BF_SUCCESS) break;
-    if ((rc = join(path, ldir, "DATA_00000")) != BF_SUCCESS) break;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(errno));
-      break;
-    }
-    int64_t ntiles = 0;
-    bf_pc_tileref *refs = NULL;
-    rc = bf_pc_tiles(pc, lev, false, NULL, 0, &ntiles);
-    if (rc == BF_SUCCESS && ntiles > 0) {
-      refs = malloc((size_t)ntiles * sizeof *refs);
-      if (!refs) rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-      else rc = bf_pc_tiles(pc, lev, false, refs, ntiles, &ntiles);
-    }
-    int64_t where = 0, ti = 0;
-    for (int64_t g = 0; g < ng && rc == BF_SUCCESS; ++g) {
-      gridpack gp = {0};
-      for (; ti < ntiles && refs[ti].grid < g; ++ti) {
-      }
-      for (; ti < ntiles && refs[ti].grid == g && rc == BF_SUCCESS; ++ti)
-        rc = pack_tile(pc, refs[ti].ptile, checkpoint, &gp, ichunk, rchunk);
-      if (rc == BF_SUCCESS) {
-        sb_printf(&table, "0 %" PRId64 " %" PRId64 "\n", gp.n, where);
-        size_t bi = (size_t)gp.n * (size_t)ichunk * 4, br = (size_t)gp.n * (size_t)rchunk * 8;
-        errno = 0;
-        if ((bi && fwrite(gp.ints, 1, bi, f) != bi) || (br && fwrite(gp.reals, 1, br, f) != br))
-          rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(errno ? errno : EIO));
-        where += (int64_t)(bi + br);
-      }
-      free(gp.ints);
-      free(gp.reals);
-    }
-    free(refs);
-    if (rc == BF_SUCCESS && bf_sync_file(f) != 0)
-      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(errno ? errno : EIO));
-    errno = 0;
-    if (fclose(f) != 0 && rc == BF_SUCCESS)
-      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", path, strerror(errno ? errno : EIO));
+    /* the data files of every rank are in the level directory now: their entries go to the disk */
     if (rc == BF_SUCCESS && bf_sync_dir(ldir) != 0)
       rc = bf_error_set(BF_ERROR_IO, __func__, "cannot flush the directory %.300s: %s", ldir, strerror(errno));
   }
   if (rc == BF_SUCCESS) {
-    sb_printf(&hdr, "%s", table.buf ? table.buf : "");
     char path[PIO_PATH];
-    if (hdr.oom || table.oom) rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    else if ((rc = join(path, pdir, "Header")) == BF_SUCCESS)
-      rc = write_file(path, hdr.buf, hdr.len);
+    if (hdr.oom) rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    else if ((rc = join(path, pdir, "Header")) == BF_SUCCESS) rc = write_file(path, hdr.buf, hdr.len);
     if (rc == BF_SUCCESS && bf_sync_dir(pdir) != 0)
       rc = bf_error_set(BF_ERROR_IO, __func__, "cannot flush the directory %.300s: %s", pdir, strerror(errno));
   }
   free(hdr.buf);
-  free(table.buf);
+  return rc;
+}
+
+/* The I/O rank moves the finished temporary directory to `final` (an existing directory is moved to a fresh
+ * sibling first and removed afterwards). */
+static int install_dir(const char *tmp, const char *final) {
+  int rc = BF_SUCCESS;
+  char *old = NULL;
+  struct stat st;
+  bool had = lstat(final, &st) == 0;
+  if (had && !S_ISDIR(st.st_mode))
+    rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: it exists and is not a directory", final);
+  else if (had && !(old = bf_make_sibling(final, true)))
+    rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create a directory beside %.300s: %s", final, strerror(errno));
+  else if (had && rename(final, old) != 0)
+    rc = bf_error_set(BF_ERROR_IO, __func__, "cannot replace %.300s: %s", final, strerror(errno));
+  if (rc == BF_SUCCESS && rename(tmp, final) != 0) {
+    rc = bf_error_set(BF_ERROR_IO, __func__, "cannot rename %.300s to %.300s: %s", tmp, final, strerror(errno));
+    if (had) (void)rename(old, final);
+  }
+  if (old && rc == BF_SUCCESS)
+    rm_rf(old);
+  else if (old) /* the empty sibling; a previous directory that could not go back stays (rmdir keeps data) */
+    (void)rmdir(old);
+  free(old);
+  if (rc == BF_SUCCESS && bf_sync_parent(final) != 0)
+    rc = bf_error_set(BF_ERROR_IO, __func__, "wrote %.300s but cannot flush its directory to the disk: %s", final,
+                      strerror(errno));
+  return rc;
+}
+
+/* Write dir/name across the ranks of the container's instance (one rank: the same steps without messages).
+ *
+ *  1. every rank counts the valid particles of its grids (a particle waiting in the outbox for redistribute
+ *     is refused: it belongs to no grid of its rank); the counts are gathered on every rank, so each rank
+ *     knows its byte offset in its data file; the next id is the largest counter of any rank (AMReX's
+ *     ReduceLongMax);
+ *  2. the I/O rank (0) makes "<dir>/.<name>.tmp.<unique>" (a fresh name made with mkdir, never one removed
+ *     first) and its Level_L directories, and sends the name to everyone;
+ *  3. each rank writes its grids into Level_L/DATA_<file> at its offset, the ranks of one file in rank order
+ *     (a token from the previous one, as AMReX's NFilesIter), and flushes them to the disk;
+ *  4. the table entries go to the I/O rank, which writes Particle_H and Header and renames the directory
+ *     into place.
+ *  Every step's outcome is agreed (bf_comm_agree): a failure on one rank is raised on every rank, the
+ *  temporary directory is removed by the I/O rank after everyone stopped writing, and nothing appears under
+ *  the final name. */
+static int write_dist(const bf_pc *pc, const char *dir, const char *name, bool checkpoint,
+                      const char *const *rnames, int nr, const char *const *inames, int ni) {
+  const struct bf_comm *c = bf_pc_comm(pc);
+  const int nprocs = bf_comm_size(c), me = bf_comm_rank(c), nlev = bf_pc_num_levels(pc);
+  const bf_playout *L = bf_pc_layout(pc);
+  const int ichunk = 2 + ni, rchunk = L->dim + nr;
+  const int64_t psize = (int64_t)ichunk * 4 + (int64_t)rchunk * 8;
+  int rc = BF_SUCCESS;
+  int64_t mycnt[BF_PC_MAX_LEVELS] = {0}, levtot[BF_PC_MAX_LEVELS] = {0}, mystart[BF_PC_MAX_LEVELS] = {0};
+  int64_t *allcnt = NULL, *lgrids[BF_PC_MAX_LEVELS] = {0}, nlg[BF_PC_MAX_LEVELS] = {0}, next = 0;
+  gentry *ent[BF_PC_MAX_LEVELS] = {0}, *tab[BF_PC_MAX_LEVELS] = {0};
+  char final[PIO_PATH], tname[PIO_PATH];
+  char *tmp = NULL;
+  memset(tname, 0, sizeof tname);
+  const int nfiles = particle_nfiles(nprocs), set_len = (nprocs + nfiles - 1) / nfiles, myfile = me / set_len;
+  const int prev = me > 0 && (me - 1) / set_len == myfile ? me - 1 : -1;
+  const int nxt = me + 1 < nprocs && (me + 1) / set_len == myfile ? me + 1 : -1;
+
+  /* 1. counts */
+  if (pc->outbox && bf_ptile_size(pc->outbox) > 0)
+    rc = bf_error_set(BF_ERROR_VALUE, __func__,
+                      "%" PRId64 " particles on rank %d belong to grids of other ranks and wait for redistribute(); "
+                      "call redistribute() before writing particle files",
+                      bf_ptile_size(pc->outbox), me);
+  for (int lev = 0; lev < nlev && rc == BF_SUCCESS; ++lev) {
+    bf_boxarray *ba = NULL;
+    bf_distmap *dm = NULL;
+    if ((rc = bf_pc_level(pc, lev, NULL, &ba, &dm)) != BF_SUCCESS) break;
+    const int64_t ng = bf_boxarray_size(ba);
+    const int *pm = bf_distmap_data(dm);
+    lgrids[lev] = malloc((size_t)(ng ? ng : 1) * sizeof(int64_t));
+    ent[lev] = calloc((size_t)(ng ? ng : 1), sizeof(gentry));
+    if (!lgrids[lev] || !ent[lev]) {
+      rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+      break;
+    }
+    for (int64_t g = 0; g < ng; ++g)
+      if (pm[g] == me) lgrids[lev][nlg[lev]++] = g;
+    int64_t ntiles = 0;
+    bf_pc_tileref *refs = NULL;
+    rc = level_tiles(pc, lev, &refs, &ntiles);
+    for (int64_t t = 0; t < ntiles && rc == BF_SUCCESS; ++t) {
+      int64_t n = 0;
+      rc = count_tile(pc, refs[t].ptile, &n);
+      mycnt[lev] += n;
+    }
+    free(refs);
+  }
+  if (rc == BF_SUCCESS) rc = bf_particle_next_id(bf_pc_id_family(pc), 0, &next);
+  if (rc == BF_SUCCESS && !(allcnt = calloc((size_t)nprocs * BF_PC_MAX_LEVELS, sizeof *allcnt)))
+    rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  if ((rc = bf_comm_agree(c, rc)) != BF_SUCCESS) goto done;
+  if ((rc = bf_comm_agree(c, bf_comm_allgather(c, mycnt, sizeof mycnt, allcnt))) != BF_SUCCESS) goto done;
+  if ((rc = bf_comm_agree(c, bf_comm_reduce(c, &next, 1, BF_CT_INT64, BF_OP_MAX, -1))) != BF_SUCCESS) goto done;
+  for (int lev = 0; lev < nlev; ++lev)
+    for (int r = 0; r < nprocs; ++r) {
+      levtot[lev] += allcnt[(size_t)r * BF_PC_MAX_LEVELS + (size_t)lev];
+      if (r < me && r / set_len == myfile) mystart[lev] += allcnt[(size_t)r * BF_PC_MAX_LEVELS + (size_t)lev] * psize;
+    }
+
+  /* 2. the temporary directory */
+  rc = join(final, dir, name);
+  if (rc == BF_SUCCESS && me == 0) {
+    rc = mkdir_p(dir);
+    if (rc == BF_SUCCESS && !(tmp = bf_make_sibling(final, true)))
+      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create a directory beside %.300s: %s", final, strerror(errno));
+    if (rc == BF_SUCCESS && strlen(tmp) >= sizeof tname)
+      rc = bf_error_set(BF_ERROR_IO, __func__, "path too long: %.300s", tmp);
+    if (rc == BF_SUCCESS) snprintf(tname, sizeof tname, "%s", tmp);
+    for (int lev = 0; lev < nlev && rc == BF_SUCCESS; ++lev) {
+      char ldir[PIO_PATH], lname[32];
+      if (levtot[lev] == 0) continue;
+      snprintf(lname, sizeof lname, "Level_%d", lev);
+      if ((rc = join(ldir, tname, lname)) == BF_SUCCESS && mkdir(ldir, 0755) != 0)
+        rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create directory %.300s: %s", ldir, strerror(errno));
+    }
+  }
+  if ((rc = bf_comm_agree(c, rc)) != BF_SUCCESS) goto cleanup;
+  if ((rc = bf_comm_agree(c, bf_comm_bcast(c, tname, sizeof tname, 0))) != BF_SUCCESS) goto cleanup;
+
+  /* 3. the data */
+  for (int lev = 0; lev < nlev; ++lev) {
+    if (levtot[lev] == 0) continue;
+    char path[PIO_PATH], fname[64];
+    snprintf(fname, sizeof fname, "Level_%d/DATA_%05d", lev, myfile);
+    int err = join(path, tname, fname);
+    bf_comm_reqs rq;
+    int token = 0, tok_out = 0;
+    if (err == BF_SUCCESS && (prev >= 0 || nxt >= 0)) err = bf_comm_reqs_init(&rq, c, 2);
+    else if (err == BF_SUCCESS) memset(&rq, 0, sizeof rq);
+    if (err == BF_SUCCESS && prev >= 0 && (err = bf_comm_irecv(&rq, &token, sizeof token, prev, BF_TAG_IO, 0)) == 0)
+      err = bf_comm_waitall(&rq);
+    if (err == BF_SUCCESS && rc == BF_SUCCESS) /* after a failure on an earlier level: only the tokens */
+      err = write_level_part(pc, lev, path, mystart[lev], mycnt[lev] * psize, myfile, checkpoint, ichunk, rchunk,
+                             lgrids[lev], nlg[lev], ent[lev]);
+    /* the token goes on even after a failure: nobody waits forever */
+    tok_out = err ? 1 : 0;
+    if (nxt >= 0) {
+      int e2 = bf_comm_isend(&rq, &tok_out, sizeof tok_out, nxt, BF_TAG_IO, 1);
+      int e3 = bf_comm_waitall(&rq);
+      if (err == BF_SUCCESS) err = e2 ? e2 : e3;
+    }
+    if (prev >= 0 || nxt >= 0) bf_comm_reqs_free(&rq);
+    if (rc == BF_SUCCESS) rc = err;
+  }
+  if ((rc = bf_comm_agree(c, rc)) != BF_SUCCESS) goto cleanup;
+
+  /* 4. the table at the I/O rank, the headers, the rename */
+  for (int lev = 0; lev < nlev && rc == BF_SUCCESS; ++lev) {
+    if (levtot[lev] == 0) continue;
+    void *got = NULL;
+    size_t *counts = calloc((size_t)nprocs, sizeof *counts);
+    rc = counts ? bf_comm_gatherv(c, ent[lev], (size_t)nlg[lev] * sizeof(gentry), 0, &got, counts)
+                : bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    rc = bf_comm_agree(c, rc);
+    if (rc == BF_SUCCESS && me == 0) {
+      bf_boxarray *ba = NULL;
+      rc = bf_pc_level(pc, lev, NULL, &ba, NULL);
+      const int64_t ng = ba ? bf_boxarray_size(ba) : 0;
+      size_t nent = 0;
+      for (int r = 0; r < nprocs; ++r) nent += counts[r] / sizeof(gentry);
+      tab[lev] = calloc((size_t)(ng ? ng : 1), sizeof(gentry));
+      if (rc == BF_SUCCESS && !tab[lev]) rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+      const gentry *ge = got;
+      for (size_t k = 0; rc == BF_SUCCESS && k < nent; ++k) /* every grid has one owner */
+        if (ge[k].grid >= 0 && ge[k].grid < ng) tab[lev][ge[k].grid] = ge[k];
+    }
+    free(counts);
+    free(got);
+  }
+  if (rc == BF_SUCCESS && me == 0) rc = write_headers(pc, tname, checkpoint, rnames, nr, inames, ni, next, levtot, tab);
+  if (rc == BF_SUCCESS && me == 0) rc = install_dir(tname, final);
+  rc = bf_comm_agree(c, rc);
+cleanup:
+  /* every rank has stopped writing into the temporary directory (the agreements above) */
+  if (rc != BF_SUCCESS && me == 0 && tname[0]) {
+    struct stat st;
+    if (lstat(tname, &st) == 0) rm_rf(tname);
+  }
+done:
+  free(tmp);
+  free(allcnt);
+  for (int lev = 0; lev < BF_PC_MAX_LEVELS; ++lev) {
+    free(lgrids[lev]);
+    free(ent[lev]);
+    free(tab[lev]);
+  }
   return rc;
 }
 
@@ -387,44 +662,9 @@ int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool 
       rc = bf_error_set(BF_ERROR_VALUE, __func__,
                         "component name '%.100s' cannot be written (empty, too long or with blanks)", nm);
   }
-  /* Built in a temporary sibling "<dir>/.<name>.tmp.<unique>" (a fresh name made with mkdir, never one
-   * that is removed first: a predictable "<pid>.<counter>" name was deleted by rm -rf before use, so two
-   * writers with the same pid in different PID namespaces sharing a directory removed each other's work),
-   * then renamed into place; an existing directory is moved to another fresh sibling and removed. */
-  char final[PIO_PATH];
-  char *tmp = NULL, *old = NULL;
-  if (rc == BF_SUCCESS) rc = mkdir_p(dir);
-  if (rc == BF_SUCCESS) rc = join(final, dir, name);
-  if (rc == BF_SUCCESS && !(tmp = bf_make_sibling(final, true)))
-    rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create a directory beside %.300s: %s", final, strerror(errno));
-  if (rc == BF_SUCCESS) {
-    rc = write_all(pc, tmp, checkpoint, (const char *const *)rn, nr, (const char *const *)in, ni);
-    if (rc == BF_SUCCESS) {
-      struct stat st;
-      bool had = lstat(final, &st) == 0;
-      if (had && !S_ISDIR(st.st_mode))
-        rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: it exists and is not a directory", final);
-      else if (had && !(old = bf_make_sibling(final, true)))
-        rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create a directory beside %.300s: %s", final,
-                          strerror(errno));
-      else if (had && rename(final, old) != 0)
-        rc = bf_error_set(BF_ERROR_IO, __func__, "cannot replace %.300s: %s", final, strerror(errno));
-      if (rc == BF_SUCCESS && rename(tmp, final) != 0) {
-        rc = bf_error_set(BF_ERROR_IO, __func__, "cannot rename %.300s to %.300s: %s", tmp, final, strerror(errno));
-        if (had) (void)rename(old, final);
-      }
-      if (old && rc == BF_SUCCESS)
-        rm_rf(old);
-      else if (old) /* the empty sibling; a previous directory that could not go back stays (rmdir keeps data) */
-        (void)rmdir(old);
-      if (rc == BF_SUCCESS && bf_sync_parent(final) != 0)
-        rc = bf_error_set(BF_ERROR_IO, __func__, "wrote %.300s but cannot flush its directory to the disk: %s",
-                          final, strerror(errno));
-    }
-    if (rc != BF_SUCCESS) rm_rf(tmp);
-  }
-  free(tmp);
-  free(old);
+  /* the names are the same on every rank; a failure to make them (memory) stops every rank */
+  rc = bf_comm_agree(bf_pc_comm(pc), rc);
+  if (rc == BF_SUCCESS) rc = write_dist(pc, dir, name, checkpoint, (const char *const *)rn, nr, (const char *const *)in, ni);
   for (int i = 0; i < nr; ++i) free(rn[i]);
   for (int i = 0; i < ni; ++i) free(in[i]);
   free(rn);
@@ -610,7 +850,7 @@ static int parse_header(const char *path, const char *text, pheader *h) {
 }
 
 /* Level_L/Particle_H: "(N 0" then N boxes then ")"; returns the box count. */
-static int parse_particle_h(const char *path, const char *text, int dim, int64_t *nboxes) {
+static int parse_particle_h(const char *path, const char *text, int dim, int64_t *nboxes, bf_box **boxes) {
   const char *p = text;
   int line = 1;
 #define SKIPWS()                                                                                                       \
@@ -636,22 +876,38 @@ static int parse_particle_h(const char *path, const char *text, int dim, int64_t
     p = end;                                                                                                           \
   } while (0)
   long long n = 0, hash = 0, v = 0;
+  if (boxes) *boxes = NULL;
   EXPECT('(');
   NUMBER(n, 0, 1 << 24);
   NUMBER(hash, LLONG_MIN, LLONG_MAX);
   (void)hash;
   (void)v;
+  /* the boxes, when asked for (grown as they are read: the count is not trusted) */
+  bf_box *bx = NULL;
+  long long cap = 0;
   for (long long b = 0; b < n; ++b) {
     EXPECT('(');
+    if (boxes && b == cap) {
+      cap = cap ? 2 * cap : 64;
+      if (cap > n) cap = n;
+      bf_box *nb = realloc(bx, (size_t)cap * sizeof *bx);
+      BF_CHECK(nb != NULL, BF_ERROR_MEMORY, "out of memory reading %.300s", path);
+      *boxes = bx = nb;
+      memset(bx + b, 0, (size_t)(cap - b) * sizeof *bx);
+    }
     for (int part = 0; part < 3; ++part) {
       EXPECT('(');
       for (int d = 0; d < dim; ++d) {
         if (d) EXPECT(',');
         if (part < 2) NUMBER(v, INT_MIN / 2, INT_MAX / 2);
         else NUMBER(v, 0, 1);
+        if (bx && part == 0) bx[b].lo[d] = (int)v;
+        else if (bx && part == 1) bx[b].hi[d] = (int)v;
+        else if (bx && v) bx[b].type |= 1u << d;
       }
       EXPECT(')');
     }
+    if (bx) bx[b].dim = dim;
     EXPECT(')');
   }
   EXPECT(')');
@@ -799,6 +1055,30 @@ done:
   return rc;
 }
 
+/* Does the file's level BoxArray (from Particle_H) equal the container's level lev, box for box? */
+static bool same_boxes(const bf_pc *pc, int lev, const bf_box *boxes, int64_t n) {
+  bf_boxarray *ba = NULL;
+  if (!boxes || lev >= bf_pc_num_levels(pc) || bf_pc_level(pc, lev, NULL, &ba, NULL) != BF_SUCCESS) return false;
+  if (bf_boxarray_size(ba) != n) return false;
+  const int dim = bf_pc_layout(pc)->dim;
+  for (int64_t g = 0; g < n; ++g) {
+    bf_box b;
+    bf_boxarray_get(ba, g, &b);
+    if (b.type != boxes[g].type) return false;
+    for (int d = 0; d < dim; ++d)
+      if (b.lo[d] != boxes[g].lo[d] || b.hi[d] != boxes[g].hi[d]) return false;
+  }
+  return true;
+}
+
+/* Restart across the ranks of the container's instance (one rank: the same steps without messages).
+ *
+ * Every rank reads the Header and the Particle_H files (small text).  The grids of a level are read by the
+ * rank that owns them when the file's BoxArray is the container's (AMReX's Restart without dual grids: each
+ * rank reads the grids of its DistributionMapping), else grid g by rank g % nprocs; the particles are added
+ * where they were read and redistribute moves them to their owners.  Every rank checks what it read; the
+ * outcome is agreed (bf_comm_agree) before any rank changes its container, so a malformed file raises the
+ * same error on every rank and adds nothing anywhere. */
 int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
   BF_CHECK(pc != NULL, BF_ERROR_VALUE, "null container");
   int rc = bf_pc_check(pc);
@@ -806,16 +1086,21 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
   BF_CHECK(bf_pc_is_defined(pc), BF_ERROR_VALUE, "restart: the particle container is not defined");
   BF_CHECK(dir && dir[0], BF_ERROR_VALUE, "restart: the directory name must not be empty");
   if ((rc = check_name(name)) != BF_SUCCESS) return rc;
+  const struct bf_comm *c = bf_pc_comm(pc);
+  const int nprocs = bf_comm_size(c), me = bf_comm_rank(c);
   const bf_playout *L = bf_pc_layout(pc);
   char pdir[PIO_PATH], path[PIO_PATH];
-  if ((rc = join(pdir, dir, name)) != BF_SUCCESS || (rc = join(path, pdir, "Header")) != BF_SUCCESS) return rc;
   char *text = NULL;
   size_t len = 0;
-  if ((rc = read_text(path, &text, &len)) != BF_SUCCESS) return rc;
   pheader h;
   memset(&h, 0, sizeof h);
-  rc = parse_header(path, text, &h);
-  free(text);
+  readgrid *grids = NULL;
+  int64_t ngr = 0, capgr = 0;
+  if ((rc = join(pdir, dir, name)) == BF_SUCCESS && (rc = join(path, pdir, "Header")) == BF_SUCCESS &&
+      (rc = read_text(path, &text, &len)) == BF_SUCCESS) {
+    rc = parse_header(path, text, &h);
+    free(text);
+  }
   const int nr = L->nsr + bf_pc_num_real_comps(pc) - (L->pure_soa ? L->dim : 0);
   const int ni = L->nsi + bf_pc_num_int_comps(pc);
   if (rc == BF_SUCCESS && h.dim != L->dim)
@@ -825,8 +1110,6 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
     rc = bf_error_set(BF_ERROR_VALUE, __func__,
                       "%.300s: particles with %d real and %d int components, the container has %d and %d", path, h.nr,
                       h.ni, nr, ni);
-  readgrid *grids = NULL;
-  int64_t ngr = 0, capgr = 0;
   for (int l = 0; l <= h.finest && rc == BF_SUCCESS; ++l) {
     const lev_table *lt = &h.lev[l];
     bool any = false;
@@ -836,20 +1119,30 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
     snprintf(lname, sizeof lname, "Level_%d", l);
     if ((rc = join(ldir, pdir, lname)) != BF_SUCCESS || (rc = join(path, ldir, "Particle_H")) != BF_SUCCESS) break;
     struct stat st;
+    bf_box *boxes = NULL;
     if (stat(path, &st) == 0) {
       if ((rc = read_text(path, &text, &len)) != BF_SUCCESS) break;
       int64_t nb = 0;
-      rc = parse_particle_h(path, text, L->dim, &nb);
+      rc = parse_particle_h(path, text, L->dim, &nb, &boxes);
       free(text);
       if (rc == BF_SUCCESS && nb != lt->ngrids)
         rc = bf_error_set(BF_ERROR_VALUE, __func__, "%.300s: %" PRId64 " boxes, the header says %" PRId64 " grids", path,
                           nb, lt->ngrids);
-      if (rc != BF_SUCCESS) break;
     }
+    /* who reads which grid: the owner when the grids are the container's, else round robin */
+    const int *pm = NULL;
+    if (rc == BF_SUCCESS && same_boxes(pc, l, boxes, lt->ngrids)) {
+      bf_distmap *dm = NULL;
+      if (bf_pc_level(pc, l, NULL, NULL, &dm) == BF_SUCCESS && bf_distmap_size(dm) == lt->ngrids)
+        pm = bf_distmap_data(dm);
+    }
+    free(boxes);
+    if (rc != BF_SUCCESS) break;
     double *used = calloc(100000, sizeof *used); /* per data file number */
     if (!used) rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
     for (int64_t g = 0; g < lt->ngrids && rc == BF_SUCCESS; ++g) {
       if (lt->count[g] == 0) continue;
+      if ((pm ? pm[g] : (int)(g % nprocs)) != me) continue;
       char fname[32];
       snprintf(fname, sizeof fname, "DATA_%05d", (int)lt->which[g]);
       if ((rc = join(path, ldir, fname)) != BF_SUCCESS) break;
@@ -870,14 +1163,16 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
     }
     free(used);
   }
-  if (rc == BF_SUCCESS) {
+  /* nothing changes anywhere unless every rank read and checked its part */
+  if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) {
     for (int64_t i = 0; i < ngr && rc == BF_SUCCESS; ++i) rc = add_grid(pc, &h, &grids[i]);
     /* AMReX sets the counter to the file's next id; boxfab never moves it back
      * (ids made earlier in this process stay unique) */
     int64_t cur = 0;
     if (rc == BF_SUCCESS) rc = bf_particle_next_id(bf_pc_id_family(pc), 0, &cur);
     if (rc == BF_SUCCESS && h.next_id > cur) rc = bf_particle_set_next_id(bf_pc_id_family(pc), h.next_id);
-    if (rc == BF_SUCCESS) rc = bf_pc_redistribute(pc, 0, -1, 0, 0, false);
+    /* collective: a rank that failed above makes every rank fail, and nothing moves */
+    if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) rc = bf_pc_redistribute(pc, 0, -1, 0, 0, false);
   }
   for (int64_t i = 0; i < ngr; ++i) {
     free(grids[i].ints);

@@ -20,6 +20,7 @@
 #include "boxfab/gpu.h"
 #include "boxfab/runtime.h"
 #include "fileio.h"
+#include "comm.h"
 #include "plotfile_impl.h"
 
 /* ---- a growing text buffer ------------------------------------------------------ */
@@ -220,37 +221,30 @@ static const char *pf_real_descriptor(int precision) {
 #endif
 }
 
-int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab_name, const char *hdr_path,
-                   int precision, bool grown, const char *who) {
-  const bf_boxarray *ba = bf_multifab_boxarray(mf);
-  int64_t nbox = bf_boxarray_size(ba);
+/* The FAB header line of a FAB on box wb ("FAB ((8, (64 11 52 ...)))((lo) (hi) (t)) ncomp\n"),
+ * malloc'd into *line (length *len). */
+int bf_pf_fab_header_line(const bf_box *wb, int ncomp, int precision, char **line, size_t *len) {
+  pf_text t = {0};
+  pf_printf(&t, "FAB %s", pf_real_descriptor(precision));
+  pf_box(&t, wb);
+  pf_printf(&t, " %d\n", ncomp);
+  if (t.failed) {
+    free(t.s);
+    return bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  }
+  *line = t.s, *len = t.n;
+  return BF_SUCCESS;
+}
+
+int bf_pf_write_local_fabs(const bf_multifab *mf, FILE *f, const char *path, int precision, bool grown,
+                           const char *who, double *mins, double *maxs) {
+  int64_t nlocal = bf_multifab_nlocal(mf);
   int ncomp = bf_multifab_ncomp(mf), dim = bf_multifab_dim(mf);
   bool host = bf_arena_is_host_accessible(bf_multifab_arena(mf));
   size_t esize = precision == BF_DTYPE_FLOAT ? 4 : 8;
-  bf_intvect ng = grown ? bf_multifab_ngrow(mf) : bf_intvect_splat(dim, 0);
-  pf_text h = {0};
-  double *mins = NULL, *maxs = NULL;
-  int64_t *offsets = NULL;
   void *row = NULL, *stage = NULL;
-  char *path = NULL;
-  FILE *f = NULL;
   int err = BF_SUCCESS;
-  size_t nn = (size_t)(nbox > 0 ? nbox : 1) * (size_t)ncomp;
-  mins = malloc(nn * sizeof *mins), maxs = malloc(nn * sizeof *maxs);
-  offsets = malloc((size_t)(nbox > 0 ? nbox : 1) * sizeof *offsets);
-  path = strdup(data_path);
-  if (!mins || !maxs || !offsets || !path) {
-    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-    goto done;
-  }
-  if (!(f = fopen(path, "wb"))) {
-    err = pf_io_error2(who, "create", path, errno);
-    goto done;
-  }
-  /* large writes: the rows of a fab go out in a few big system calls, not one per 4 KiB */
-  (void)setvbuf(f, NULL, _IOFBF, (size_t)1 << 22);
-  int64_t offset = 0;
-  for (int64_t li = 0; li < nbox; ++li) {
+  for (int64_t li = 0; li < nlocal; ++li) {
     bf_mf_fab fab;
     if ((err = bf_multifab_local_fab(mf, li, &fab))) goto done;
     const bf_box *vb = &fab.validbox; /* min/max: over the valid box (AMReX) */
@@ -271,20 +265,12 @@ int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab
       if ((err = bf_gpu_memcpy(stage, fab.data, bytes))) goto done;
       base = stage;
     }
-    pf_text line = {0};
-    pf_printf(&line, "FAB %s", pf_real_descriptor(precision));
-    pf_box(&line, wb);
-    pf_printf(&line, " %d\n", ncomp);
-    if (line.failed) {
-      free(line.s);
-      err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-      goto done;
-    }
-    offsets[li] = offset;
+    char *line = NULL;
+    size_t llen = 0;
+    if ((err = bf_pf_fab_header_line(wb, ncomp, precision, &line, &llen))) goto done;
     errno = 0;
-    err = pf_write_all2(who, f, line.s, line.n, path);
-    offset += (int64_t)line.n;
-    free(line.s);
+    err = pf_write_all2(who, f, line, llen, path);
+    free(line);
     if (err) goto done;
     void *r = realloc(row, (size_t)wlen[0] * esize);
     if (!r) {
@@ -336,21 +322,19 @@ int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab
         }
       mins[li * ncomp + n] = mn, maxs[li * ncomp + n] = mx;
     }
-    offset += wlen[0] * wlen[1] * wlen[2] * ncomp * (int64_t)esize;
   }
-  if (bf_sync_file(f) != 0) { /* on the disk before it is renamed into place */
-    err = pf_io_error2(who, "write", path, errno ? errno : EIO);
-    goto done;
-  }
-  {
-    errno = 0;
-    int rc = fclose(f);
-    f = NULL;
-    if (rc != 0) {
-      err = pf_io_error2(who, "write", path, errno ? errno : EIO);
-      goto done;
-    }
-  }
+done:
+  free(row), free(stage);
+  return err;
+}
+
+int bf_pf_write_mf_header(const bf_multifab *mf, bool grown, const char *const *fab_names, const int64_t *offsets,
+                          const double *mins, const double *maxs, const char *hdr_path, const char *who) {
+  const bf_boxarray *ba = bf_multifab_boxarray(mf);
+  int64_t nbox = bf_boxarray_size(ba);
+  int ncomp = bf_multifab_ncomp(mf), dim = bf_multifab_dim(mf);
+  bf_intvect ng = grown ? bf_multifab_ngrow(mf) : bf_intvect_splat(dim, 0);
+  pf_text h = {0};
   /* the multi-FAB header (AMReX: the ghost width as one int when uniform, else an IntVect) */
   pf_printf(&h, "1\n1\n%d\n", ncomp);
   bool uniform = true;
@@ -365,7 +349,7 @@ int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab
   const bf_box *boxes = bf_boxarray_data(ba);
   for (int64_t i = 0; i < nbox; ++i) pf_box(&h, &boxes[i]), pf_printf(&h, "\n");
   pf_printf(&h, ")\n%lld\n", (long long)nbox);
-  for (int64_t i = 0; i < nbox; ++i) pf_printf(&h, "FabOnDisk: %s %lld\n", fab_name, (long long)offsets[i]);
+  for (int64_t i = 0; i < nbox; ++i) pf_printf(&h, "FabOnDisk: %s %lld\n", fab_names[i], (long long)offsets[i]);
   for (int which = 0; which < 2; ++which) {
     const double *v = which ? maxs : mins;
     pf_printf(&h, "\n%lld,%d\n", (long long)nbox, ncomp);
@@ -375,33 +359,17 @@ int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab
     }
   }
   pf_printf(&h, "\n");
-  err = pf_write_text_path(who, hdr_path, &h);
-done:
-  if (f) fclose(f);
-  free(mins), free(maxs), free(offsets), free(row), free(stage), free(path);
+  int err = pf_write_text_path(who, hdr_path, &h);
   free(h.s);
   return err;
 }
 
-static int pf_write_level(const char *dir, const bf_multifab *mf, const char *mp, int precision) {
-  pf_text d = {0}, hd = {0};
-  pf_printf(&d, "%s_D_%05d", mp, 0);
-  pf_printf(&hd, "%s/%s_H", dir, mp);
-  char *dp = d.failed ? NULL : pf_join(dir, d.s);
-  int err = BF_SUCCESS;
-  if (!dp || hd.failed)
-    err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
-  else
-    err = bf_pf_write_mf(mf, dp, d.s, hd.s, precision, false, "write_plotfile");
-  free(dp), free(d.s), free(hd.s);
-  return err;
-}
-
 /* ---- the whole plotfile -------------------------------------------------------------- */
-static int pf_fill(const char *tmp, int nlevels, const bf_multifab *const *mfs, int nvars,
-                   const char *const *varnames, const bf_geometry *geoms, double time, const int *steps,
-                   const bf_intvect *ref_ratios, const char *version, const char *lp, const char *mp,
-                   const bf_plotfile_options *opt, int precision) {
+/* The I/O rank's part: the directories, Header and job_info. */
+static int pf_fill_io(const char *tmp, int nlevels, const bf_multifab *const *mfs, int nvars,
+                      const char *const *varnames, const bf_geometry *geoms, double time, const int *steps,
+                      const bf_intvect *ref_ratios, const char *version, const char *lp, const char *mp,
+                      const bf_plotfile_options *opt) {
   int err = BF_SUCCESS;
   char lname[400];
   for (int l = 0; l < nlevels && !err; ++l) {
@@ -443,16 +411,33 @@ static int pf_fill(const char *tmp, int nlevels, const bf_multifab *const *mfs, 
             bf_version(), bf_parallel_nprocs());
   err = pf_write_text_file(tmp, "job_info", &j);
   free(j.s);
+  return err;
+}
+
+/* Collective over the ranks of c: the I/O rank (0) makes the directories and writes Header and job_info,
+ * then every rank writes its FABs of every level (plotfile_mpi.c); the same result on every rank. */
+static int pf_fill(const struct bf_comm *c, const char *tmp, int nlevels, const bf_multifab *const *mfs,
+                   int nvars, const char *const *varnames, const bf_geometry *geoms, double time, const int *steps,
+                   const bf_intvect *ref_ratios, const char *version, const char *lp, const char *mp,
+                   const bf_plotfile_options *opt, int precision) {
+  bool io = bf_comm_rank(c) == 0;
+  int err = BF_SUCCESS;
+  if (io) err = pf_fill_io(tmp, nlevels, mfs, nvars, varnames, geoms, time, steps, ref_ratios, version, lp, mp, opt);
+  err = bf_comm_agree(c, err); /* the level directories exist before any rank writes into them */
+  char lname[400];
   for (int l = 0; l < nlevels && !err; ++l) {
     snprintf(lname, sizeof lname, "%s%d", lp, l);
-    char *p = pf_join(tmp, lname);
-    if (!p) BF_ERROR(BF_ERROR_MEMORY, "out of memory");
-    err = pf_write_level(p, mfs[l], mp, precision);
-    if (!err && bf_sync_dir(p) != 0) err = pf_io_error("flush the directory", p, errno);
-    free(p);
+    char *p = pf_join(tmp, lname), *h = p ? pf_join(p, mp) : NULL, *hp = NULL;
+    if (h && (hp = malloc(strlen(h) + 3))) snprintf(hp, strlen(h) + 3, "%s_H", h);
+    err = hp ? BF_SUCCESS : bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+    err = bf_comm_agree(c, err);
+    if (!err) err = bf_pf_write_mf_dist(mfs[l], p, mp, NULL, hp, precision, false, "write_plotfile", NULL);
+    if (!err && io && bf_sync_dir(p) != 0) err = pf_io_error("flush the directory", p, errno);
+    free(p), free(h), free(hp);
+    err = bf_comm_agree(c, err);
   }
-  if (!err && bf_sync_dir(tmp) != 0) err = pf_io_error("flush the directory", tmp, errno);
-  return err;
+  if (!err && io && bf_sync_dir(tmp) != 0) err = pf_io_error("flush the directory", tmp, errno);
+  return bf_comm_agree(c, err);
 }
 
 int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multifab *const *mfs, int nvars,
@@ -504,32 +489,37 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
              "level %d: the MultiFab has %d components but %d variable names are given", l,
              bf_multifab_ncomp(mf), nvars);
     BF_CHECK(bf_multifab_is_allocated(mf), BF_ERROR_RUNTIME, "level %d: the MultiFab holds no data", l);
-    BF_CHECK(bf_multifab_nlocal(mf) == bf_multifab_size(mf), BF_ERROR_UNSUPPORTED,
-             "level %d: writing a plotfile whose boxes live on several MPI ranks is not implemented", l);
+    BF_CHECK(bf_pf_comm_of_mf(mf) == bf_pf_comm_of_mf(mfs[0]), BF_ERROR_VALUE,
+             "level %d: the MultiFabs belong to different runtime instances", l);
     if (l + 1 < nlevels) BF_CHECK(ref_ratios[l].dim == dim, BF_ERROR_TYPE, "ref_ratio %d has dimension %d", l,
                                   ref_ratios[l].dim);
   }
 
-  /* a temporary sibling directory: "<parent>/.<base>.tmp.<unique>" */
+  /* a temporary sibling directory: "<parent>/.<base>.tmp.<unique>", made by the I/O rank (0) and renamed by
+   * it once every rank has written its part; every step's outcome is agreed by all ranks */
+  const struct bf_comm *c = bf_pf_comm_of_mf(mfs[0]);
+  bool io = bf_comm_rank(c) == 0;
   size_t len = strlen(name);
   while (len > 1 && name[len - 1] == '/') --len;
-  char *final = malloc(len + 1), *tmp = NULL, *old = malloc(len + 64);
-  if (!final || !old) {
-    free(final), free(old);
-    BF_ERROR(BF_ERROR_MEMORY, "out of memory");
-  }
-  memcpy(final, name, len);
-  final[len] = '\0';
+  char *final = malloc(len + 1), *tmp = NULL, *old = malloc(len + 64), *tname = calloc(1, len + 64);
   int err = BF_SUCCESS;
   bool moved = false;
-  if (!(tmp = bf_make_sibling(final, true))) {
-    err = bf_error_set(BF_ERROR_IO, "write_plotfile", "cannot create a directory beside '%s': %s", final,
-                       strerror(errno));
-    goto done;
+  if (!final || !old || !tname) err = bf_error_set(BF_ERROR_MEMORY, "write_plotfile", "out of memory");
+  if ((err = bf_comm_agree(c, err))) goto done;
+  memcpy(final, name, len);
+  final[len] = '\0';
+  if (io) {
+    if (!(tmp = bf_make_sibling(final, true)))
+      err = bf_error_set(BF_ERROR_IO, "write_plotfile", "cannot create a directory beside '%s': %s", final,
+                         strerror(errno));
+    else
+      snprintf(tname, len + 64, "%s", tmp);
   }
-  err = pf_fill(tmp, nlevels, mfs, nvars, varnames, geoms, time, level_steps, ref_ratios, version, lp, mp, opt,
-                precision);
-  if (!err) {
+  if ((err = bf_comm_agree(c, err))) goto done;
+  if ((err = bf_comm_agree(c, bf_comm_bcast(c, tname, len + 64, 0)))) goto io_cleanup;
+  err = pf_fill(c, tname, nlevels, mfs, nvars, varnames, geoms, time, level_steps, ref_ratios, version, lp, mp,
+                opt, precision);
+  if (!err && io) {
     struct stat st;
     if (lstat(final, &st) == 0) { /* AMReX: move the existing one to <name>.old.<unique> */
       for (int attempt = 0;; ++attempt) {
@@ -547,15 +537,19 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
       err = pf_io_error("rename the finished plotfile to", final, errno);
       if (moved) (void)rename(old, final); /* the previous plotfile back under its name */
     }
+    if (!err && bf_sync_parent(final) != 0) /* the renames on the disk too */
+      err = bf_error_set(BF_ERROR_IO, "write_plotfile", "wrote '%s' but cannot flush its directory to the disk: %s",
+                         final, strerror(errno));
   }
-  if (err) {
-    pf_remove_tree(tmp);
-  } else if (bf_sync_parent(final) != 0) { /* the renames on the disk too */
-    err = bf_error_set(BF_ERROR_IO, "write_plotfile", "wrote '%s' but cannot flush its directory to the disk: %s",
-                       final, strerror(errno));
+io_cleanup:
+  /* every rank is done with the temporary directory (pf_fill ends with an agreement) */
+  if (err && io && tmp) {
+    struct stat st;
+    if (lstat(tmp, &st) == 0) pf_remove_tree(tmp);
   }
+  err = bf_comm_agree(c, err);
 done:
-  free(final), free(tmp), free(old);
+  free(final), free(tmp), free(old), free(tname);
   return err;
 }
 

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "boxfab/boxarray.h"
 #include "boxfab/distmap.h"
@@ -24,12 +25,49 @@ typedef struct bf_pf_mfhdr {
   bool exact; /* bf_pf_read_fab: each FAB must be dst's grown box exactly (VisMF checkpoints) */
 } bf_pf_mfhdr;
 
-/* Write `mf`'s FABs to data_path (named fab_name in the header's FabOnDisk
- * lines) and the multi-FAB header to hdr_path.  grown: write the grown FABs
- * and the ghost width (VisMF::Write), else the valid boxes with ngrow 0
- * (plotfiles).  `who` names the caller in error messages. */
-int bf_pf_write_mf(const bf_multifab *mf, const char *data_path, const char *fab_name, const char *hdr_path,
-                   int precision, bool grown, const char *who);
+/* The FAB header line of a FAB on box wb, malloc'd into *line (length *len). */
+int bf_pf_fab_header_line(const bf_box *wb, int ncomp, int precision, char **line, size_t *len);
+
+/* Write this rank's FABs of `mf` (local order) to f (path names it in errors): each FAB's header line and
+ * data (grown: the grown FABs, else the valid boxes), min/max over the valid box of FAB li component n into
+ * mins/maxs[li * ncomp + n]. */
+int bf_pf_write_local_fabs(const bf_multifab *mf, FILE *f, const char *path, int precision, bool grown,
+                           const char *who, double *mins, double *maxs);
+
+/* Write the multi-FAB header (<name>_H) of mf: per box its data file name, offset, min and max
+ * (mins/maxs[i * ncomp + n]).  grown: the ghost width of mf, else 0. */
+int bf_pf_write_mf_header(const bf_multifab *mf, bool grown, const char *const *fab_names, const int64_t *offsets,
+                          const double *mins, const double *maxs, const char *hdr_path, const char *who);
+
+/* ---- across MPI ranks (plotfile_mpi.c) ---- */
+
+/* AMReX's NFiles layout over nprocs ranks for a DistributionMapping: file[r] is rank r's data file number
+ * (-1: rank r writes none), prev / next the ranks writing before / after it in the same file (-1: none). */
+typedef struct bf_pf_layout {
+  int nprocs;
+  bool sparse;
+  int *file, *prev, *next;
+} bf_pf_layout;
+int bf_pf_layout_make(const bf_distmap *dm, int nprocs, int nout_files, bf_pf_layout *L);
+void bf_pf_layout_clear(bf_pf_layout *L);
+
+/* AMReX's VisMF::nOutFiles (256 by default): the most data files one MultiFab is written to. */
+int bf_pf_set_noutfiles(int n);
+int bf_pf_get_noutfiles(void);
+
+struct bf_comm;
+/* The communicator of mf's runtime instance. */
+const struct bf_comm *bf_pf_comm_of_mf(const bf_multifab *mf);
+
+/* "<dir>/<base>_D_<k, 5 digits>", or with a tag "<dir>/.<base>_D_<k>.tmp.<tag>" (malloc'd; NULL: no memory). */
+char *bf_pf_data_path(const char *dir, const char *base, int k, const char *tag);
+
+/* Collective over mf's ranks: every rank writes its FABs into its data file in `dir` (named as
+ * bf_pf_data_path(dir, base, k, tag)), the ranks of one file one after another in rank order; rank 0 writes
+ * the header hdr_path naming the files "<base>_D_<k>".  The result is the same on every rank (an error on
+ * any rank fails all).  first_file (may be NULL): the file this rank created (it wrote first in it), else -1. */
+int bf_pf_write_mf_dist(const bf_multifab *mf, const char *dir, const char *base, const char *tag,
+                        const char *hdr_path, int precision, bool grown, const char *who, int *first_file);
 
 /* Parse the multi-FAB header at hpath: dim 0 = tell it from the boxes,
  * expect_ncomp -1 = any.  Fills *L (zeroed by the caller; free with

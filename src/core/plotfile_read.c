@@ -19,6 +19,7 @@
 #include "boxfab/arena.h"
 #include "boxfab/plotfile.h"
 #include "boxfab/runtime.h"
+#include "comm.h"
 #include "plotfile_impl.h"
 
 #define PFR_MAX_TEXT (256u << 20) /* largest Header / Cell_H accepted */
@@ -783,6 +784,7 @@ int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_mult
     if (!err && !host) err = bf_gpu_memcpy(f.data, stage, bytes);
   }
   free(stage);
+  err = bf_comm_agree(bf_pf_comm_of_mf(mf), err); /* each rank read its own boxes: one failure fails all */
   if (err) {
     bf_multifab_destroy(&mf);
     return err;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "boxfab/gpu.h"
+#include "comm.h"
 #include "boxfab/parmparse.h"
 #include "boxfab/runtime.h"
 #include "boxfab_config.h"
@@ -17,6 +18,8 @@
 #define BF_RUNTIME_MAX_HOOKS 32
 
 static uint64_t bf_stack[BF_RUNTIME_MAX_STACK];
+static bf_comm *bf_stack_comm[BF_RUNTIME_MAX_STACK]; /* NULL: serial */
+static bf_comm *bf_pending_comm;                      /* the instance being initialized */
 static int bf_stack_size;
 static uint64_t bf_next_id = 1;
 static int bf_verbose = 1;
@@ -56,11 +59,15 @@ static void bf_message(int stream, const char *fmt, ...) {
 
 /* The lines of AMReX's Initialize (AMReX.cpp, amrex::Initialize, verbose > 0;
  * the GPU lines from Gpu::Device::Initialize), with boxfab's version where AMReX
- * prints its own. boxfab has no MPI engine: no "MPI initialized" lines. */
+ * prints its own; the MPI lines when the instance communicates through MPI. */
 static void bf_runtime_print_initialize(void) {
   bool io = bf_parallel_myproc() == bf_parallel_ioprocessor_number();
   if (!io) return;
   bf_message(1, "Initializing AMReX (boxfab %s)...\n", bf_version());
+  if (bf_parallel_uses_mpi()) {
+    bf_message(1, "MPI initialized with %d MPI processes\n", bf_parallel_nprocs());
+    bf_message(1, "MPI initialized with thread support level %d\n", bf_comm_thread_level());
+  }
 #if BOXFAB_HAVE_OPENMP && defined(_OPENMP)
   int nthreads = omp_get_max_threads();
   bf_message(1, "OMP initialized with %d OMP threads\n", nthreads);
@@ -81,11 +88,17 @@ static void bf_runtime_print_initialize(void) {
   bf_message(1, "AMReX (boxfab %s) initialized\n", bf_version());
 }
 
+static int bf_runtime_initialize_params(int dim, int nargs, const char *const *args, int first);
+
 int bf_runtime_initialize(int nargs, const char *const *args, uint64_t *id) {
   return bf_runtime_initialize_dim(0, nargs, args, id);
 }
 
 int bf_runtime_initialize_dim(int dim, int nargs, const char *const *args, uint64_t *id) {
+  return bf_runtime_initialize_comm(dim, nargs, args, BF_COMM_WORLD, id);
+}
+
+int bf_runtime_initialize_comm(int dim, int nargs, const char *const *args, int64_t comm_f, uint64_t *id) {
   BF_CHECK(dim >= 0 && dim <= BF_SPACEDIM_MAX, BF_ERROR_VALUE, "dimension must be 0 to 3, got %d", dim);
   BF_CHECK(nargs >= 0, BF_ERROR_VALUE, "negative argument count %d", nargs);
   BF_CHECK(nargs == 0 || args != NULL, BF_ERROR_VALUE, "%d arguments but args is NULL", nargs);
@@ -102,6 +115,25 @@ int bf_runtime_initialize_dim(int dim, int nargs, const char *const *args, uint6
              args[i], i == 0 ? " (no such file)" : "");
     BF_CALL(bf_parmparse_check_token(args[i]));
   }
+  /* the communicator first: the messages below print on the I/O rank only */
+  bf_comm *comm = NULL;
+  BF_CALL(bf_comm_create(comm_f, &comm));
+  bf_pending_comm = comm; /* bf_comm_top() during the steps below */
+  int err = bf_runtime_initialize_params(dim, nargs, args, first);
+  if (!err && bf_verbose > 0) bf_runtime_print_initialize();
+  bf_pending_comm = NULL;
+  if (err) {
+    bf_comm_free(comm);
+    return err;
+  }
+  uint64_t new_id = bf_next_id++;
+  bf_stack_comm[bf_stack_size] = comm;
+  bf_stack[bf_stack_size++] = new_id;
+  if (id) *id = new_id;
+  return BF_SUCCESS;
+}
+
+static int bf_runtime_initialize_params(int dim, int nargs, const char *const *args, int first) {
   if (first) BF_CALL(bf_parmparse_add_file(args[0], dim));
   for (int i = first; i < nargs; ++i) BF_CALL(bf_parmparse_add_token(args[i]));
   if (nargs > 0) { /* AMReX: ParmParse("amrex").query("verbose", "v", ...): "amrex.v" when no "amrex.verbose" */
@@ -111,10 +143,6 @@ int bf_runtime_initialize_dim(int dim, int nargs, const char *const *args, uint6
     if (!found) BF_CALL(bf_parmparse_query_int("amrex.v", 0, &found, &verbose));
     if (found) bf_verbose = verbose;
   }
-  if (bf_verbose > 0) bf_runtime_print_initialize();
-  uint64_t new_id = bf_next_id++;
-  bf_stack[bf_stack_size++] = new_id;
-  if (id) *id = new_id;
   return BF_SUCCESS;
 }
 
@@ -122,11 +150,15 @@ int bf_runtime_initialize_dim(int dim, int nargs, const char *const *args, uint6
 static void bf_runtime_pop_at(int at) {
   uint64_t id = bf_stack[at];
   for (int h = bf_nhooks - 1; h >= 0; --h) bf_hooks[h].fn(id, bf_hooks[h].ctx);
-  memmove(&bf_stack[at], &bf_stack[at + 1], (size_t)(bf_stack_size - at - 1) * sizeof bf_stack[0]);
-  --bf_stack_size;
-  if (bf_stack_size == 0) bf_parmparse_clear();
   /* AMReX's Finalize prints this at the end of every Finalize (AMReX.cpp, amrex::Finalize) */
-  if (bf_verbose > 0 && bf_parallel_myproc() == bf_parallel_ioprocessor_number())
+  bool io = bf_comm_rank(bf_comm_of(id)) == 0;
+  bf_comm_free(bf_stack_comm[at]);
+  memmove(&bf_stack[at], &bf_stack[at + 1], (size_t)(bf_stack_size - at - 1) * sizeof bf_stack[0]);
+  memmove(&bf_stack_comm[at], &bf_stack_comm[at + 1], (size_t)(bf_stack_size - at - 1) * sizeof bf_stack_comm[0]);
+  --bf_stack_size;
+  bf_stack_comm[bf_stack_size] = NULL;
+  if (bf_stack_size == 0) bf_parmparse_clear();
+  if (bf_verbose > 0 && io)
     bf_message(1, "AMReX (boxfab %s) finalized\n", bf_version());
 }
 
@@ -193,9 +225,52 @@ int bf_runtime_remove_finalize_hook(bf_runtime_hook fn, void *ctx) {
 int bf_runtime_verbose(void) { return bf_verbose; }
 void bf_runtime_set_verbose(int verbose) { bf_verbose = verbose; }
 
-int bf_parallel_nprocs(void) { return 1; }
-int bf_parallel_myproc(void) { return 0; }
+/* ---- communicators ------------------------------------------------------------------------ */
+const bf_comm *bf_comm_of(uint64_t id) {
+  for (int i = bf_stack_size - 1; i >= 0; --i)
+    if (bf_stack[i] == id) return bf_stack_comm[i] ? bf_stack_comm[i] : bf_comm_serial();
+  return bf_comm_serial();
+}
+
+const bf_comm *bf_comm_top(void) {
+  if (bf_pending_comm) return bf_pending_comm; /* during initialize: the new instance's */
+  return bf_stack_size > 0 && bf_stack_comm[bf_stack_size - 1] ? bf_stack_comm[bf_stack_size - 1]
+                                                                : bf_comm_serial();
+}
+
+int bf_parallel_nprocs(void) { return bf_comm_size(bf_comm_top()); }
+int bf_parallel_myproc(void) { return bf_comm_rank(bf_comm_top()); }
 int bf_parallel_ioprocessor_number(void) { return 0; }
+bool bf_parallel_uses_mpi(void) { return bf_comm_is_mpi(bf_comm_top()); }
+
+int bf_parallel_communicator(int64_t *comm_f) {
+  BF_CHECK(bf_stack_size > 0, BF_ERROR_RUNTIME, "boxfab is not initialized (call initialize() first)");
+  return bf_comm_fortran_handle(bf_comm_top(), comm_f);
+}
+
+int bf_parallel_barrier(void) { return bf_comm_barrier(bf_comm_top()); }
+
+static int reduce_op(int op, bf_comm_op *out) {
+  BF_CHECK(op >= 0 && op <= 4, BF_ERROR_VALUE, "unknown reduction %d (0 sum, 1 min, 2 max, 3 and, 4 or)", op);
+  *out = (bf_comm_op)op;
+  return BF_SUCCESS;
+}
+
+int bf_parallel_reduce_double(double *v, int64_t n, int op, int root) {
+  bf_comm_op o = BF_OP_SUM;
+  BF_CALL(reduce_op(op, &o));
+  BF_CHECK(root < bf_parallel_nprocs(), BF_ERROR_VALUE, "root rank %d out of [0, %d)", root, bf_parallel_nprocs());
+  return bf_comm_reduce(bf_comm_top(), v, n, BF_CT_DOUBLE, o, root);
+}
+
+int bf_parallel_reduce_int64(int64_t *v, int64_t n, int op, int root) {
+  bf_comm_op o = BF_OP_SUM;
+  BF_CALL(reduce_op(op, &o));
+  BF_CHECK(root < bf_parallel_nprocs(), BF_ERROR_VALUE, "root rank %d out of [0, %d)", root, bf_parallel_nprocs());
+  return bf_comm_reduce(bf_comm_top(), v, n, BF_CT_INT64, o, root);
+}
+
+int bf_parallel_bcast(void *buf, size_t bytes, int root) { return bf_comm_bcast(bf_comm_top(), buf, bytes, root); }
 
 bool bf_build_has_cuda(void) { return BOXFAB_HAVE_CUDA != 0; }
 bool bf_build_has_mpi(void) { return BOXFAB_HAVE_MPI != 0; }

@@ -15,6 +15,7 @@
 #include "boxfab/gpu.h"
 #include "boxfab/plotfile.h"
 #include "fileio.h"
+#include "comm.h"
 #include "plotfile_impl.h"
 
 static char *vm_cat(const char *a, const char *b) {
@@ -67,59 +68,105 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
   BF_CHECK(bf_multifab_dtype(mf) == BF_DTYPE_DOUBLE, BF_ERROR_TYPE, "VisMF writes real (float64) data, not %s",
            bf_dtype_name(bf_multifab_dtype(mf)));
   BF_CHECK(bf_multifab_is_allocated(mf), BF_ERROR_RUNTIME, "the MultiFab holds no data");
-  BF_CHECK(bf_multifab_nlocal(mf) == bf_multifab_size(mf), BF_ERROR_UNSUPPORTED,
-           "writing a MultiFab whose boxes live on several MPI ranks is not implemented");
+  /* Across the ranks of mf's instance (plotfile_mpi.c): every rank writes its FABs into a temporary data file
+   * ".<base>_D_<k>.tmp.<tag>" (AMReX's NFiles numbering: <base>_D_<rank> up to 256 ranks), rank 0 the header
+   * into a temporary sibling; every step's outcome is agreed by all ranks. */
+  const struct bf_comm *c = bf_pf_comm_of_mf(mf);
+  int me = bf_comm_rank(c);
+  bool io = me == 0;
   const char *slash = strrchr(name, '/');
   const char *base = slash ? slash + 1 : name;
-  char *dfinal = vm_cat(name, "_D_00000"), *hfinal = vm_cat(name, "_H"), *fab_name = vm_cat(base, "_D_00000");
-  char *dtmp = NULL, *htmp = NULL, *haside = NULL, *daside = NULL;
-  int err = BF_SUCCESS;
-  if (!dfinal || !hfinal || !fab_name) {
+  size_t dlen = slash ? (size_t)(slash - name) : 0;
+  char *dir = malloc(dlen + 2), *hfinal = vm_cat(name, "_H"), *dtmp = NULL, *dfinal = NULL;
+  char *htmp = NULL, *haside = NULL, *daside = NULL;
+  bool renamed = false;
+  char tag[32] = {0};
+  int err = BF_SUCCESS, myfile = -1;
+  if (!dir || !hfinal) {
     err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
-    goto done;
+  } else {
+    if (slash && dlen == 0)
+      snprintf(dir, 2, "/");
+    else if (slash)
+      memcpy(dir, name, dlen), dir[dlen] = '\0';
+    else
+      snprintf(dir, 2, ".");
   }
-  struct stat st;
-  if (lstat(dfinal, &st) == 0 && S_ISDIR(st.st_mode)) {
-    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': it is a directory", dfinal);
-    goto done;
+  if (!err && io) {
+    struct stat st;
+    char *d0 = bf_pf_data_path(dir, base, 0, NULL);
+    if (!d0)
+      err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
+    else if (lstat(d0, &st) == 0 && S_ISDIR(st.st_mode))
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': it is a directory", d0);
+    free(d0);
+    if (!err) err = vm_tmpfile(hfinal, &htmp);
+    if (!err) { /* the data files' temporary names share the header's unique suffix */
+      const char *u = strrchr(htmp, '.');
+      snprintf(tag, sizeof tag, "%s", u ? u + 1 : "0");
+    }
   }
-  if ((err = vm_tmpfile(dfinal, &dtmp)) || (err = vm_tmpfile(hfinal, &htmp))) goto done;
-  if ((err = bf_pf_write_mf(mf, dtmp, fab_name, htmp, BF_DTYPE_DOUBLE, true, "VisMF::Write"))) goto done;
+  if ((err = bf_comm_agree(c, err))) goto done;
+  if ((err = bf_comm_agree(c, bf_comm_bcast(c, tag, sizeof tag, 0)))) goto done;
+  tag[sizeof tag - 1] = '\0';
+  if ((err = bf_pf_write_mf_dist(mf, dir, base, tag, htmp, BF_DTYPE_DOUBLE, true, "VisMF::Write", &myfile)))
+    goto done;
+  if (myfile >= 0 && (!(dtmp = bf_pf_data_path(dir, base, myfile, tag)) ||
+                      !(dfinal = bf_pf_data_path(dir, base, myfile, NULL))))
+    err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
+  if ((err = bf_comm_agree(c, err))) goto done;
   /* Publish.  The header is the commit point: readers (boxfab's and AMReX's) open <name>_H, then the data
-   * file it names.  The existing pair is first moved to temporary siblings, header first, so that an old
-   * header never meets the new data (a kill between the two renames used to leave the previous <name>_H
-   * describing the new <name>_D_00000); then the new data goes in, then the new header.  A kill at any
-   * moment leaves under the final names a complete checkpoint (old or new) or no header (data without a
-   * header is not a checkpoint).  A failed rename puts the previous pair back.  Like AMReX's
-   * VisMF::Write, a successful write replaces the previous checkpoint and keeps no copy. */
-  if ((err = vm_aside(hfinal, &haside)) || (err = vm_aside(dfinal, &daside))) goto restore;
-  if (rename(dtmp, dfinal) != 0) {
-    err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
-                       strerror(errno));
-    goto restore;
+   * files it names.  The existing header is first moved to a temporary sibling (rank 0), then every rank that
+   * created a data file moves the previous file of that name aside and renames its new one in, then rank 0
+   * renames the new header.  A kill at any moment leaves under the final names a complete checkpoint (old or
+   * new) or no header, never a header with the wrong data.  A failed rename on any rank puts the previous
+   * files back on every rank (data first, the header only when all its data is back).  Like AMReX's
+   * VisMF::Write, a successful write replaces the previous checkpoint and keeps no copy (data files of a
+   * previous write on more ranks stay, named by no header). */
+  if (io) err = vm_aside(hfinal, &haside);
+  if ((err = bf_comm_agree(c, err))) goto restore;
+  if (dtmp) {
+    if (!(err = vm_aside(dfinal, &daside)) && rename(dtmp, dfinal) != 0) {
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished data to '%s': %s", dfinal,
+                         strerror(errno));
+    } else if (!err) {
+      free(dtmp), dtmp = NULL, renamed = true;
+    }
   }
-  free(dtmp), dtmp = NULL;
-  if (rename(htmp, hfinal) != 0) {
+  if ((err = bf_comm_agree(c, err))) goto restore;
+  if (io && rename(htmp, hfinal) != 0)
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot rename the finished header to '%s': %s", hfinal,
                        strerror(errno));
-    unlink(dfinal); /* the new data, when there was no previous data to put back over it */
-    goto restore;
-  }
-  free(htmp), htmp = NULL;
-  if (bf_sync_parent(hfinal) != 0) /* the renames on the disk too (the files were synced before) */
+  else if (io)
+    free(htmp), htmp = NULL;
+  if ((err = bf_comm_agree(c, err))) goto restore;
+  /* the renames on the disk too (the files were synced before) */
+  if ((io || myfile >= 0) && bf_sync_parent(hfinal) != 0)
     err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "wrote '%s' but cannot flush its directory to the disk: %s",
                        hfinal, strerror(errno));
+  err = bf_comm_agree(c, err);
   goto done;
-restore: /* the previous pair back under its names, data first (should that fail, it stays in the siblings) */
-  if (daside && rename(daside, dfinal) == 0) free(daside), daside = NULL;
-  if (haside && !daside && rename(haside, hfinal) == 0) free(haside), haside = NULL; /* never without its data */
-  free(daside), free(haside), daside = haside = NULL; /* what could not go back stays (never deleted) */
+restore: {
+  /* the previous files back under their names: every rank its data, then rank 0 the header when all data is
+   * back (should that fail, it stays in the siblings, never deleted) */
+  if (renamed && !daside) unlink(dfinal); /* new data where there was none before */
+  int back = 1;
+  if (daside) {
+    if (rename(daside, dfinal) == 0)
+      free(daside), daside = NULL;
+    else
+      back = 0;
+  }
+  (void)bf_comm_reduce(c, &back, 1, BF_CT_INT, BF_OP_LAND, -1);
+  if (io && haside && back && rename(haside, hfinal) == 0) free(haside), haside = NULL;
+  free(daside), free(haside), daside = haside = NULL; /* what could not go back stays */
+}
 done:
   if (dtmp) unlink(dtmp);
   if (htmp) unlink(htmp);
   if (haside) unlink(haside);
   if (daside) unlink(daside);
-  free(dtmp), free(htmp), free(haside), free(daside), free(dfinal), free(hfinal), free(fab_name);
+  free(dtmp), free(dfinal), free(htmp), free(haside), free(daside), free(hfinal), free(dir);
   return err;
 }
 
@@ -191,7 +238,7 @@ int bf_vismf_read(bf_multifab *mf, const char *name) {
     err = vm_read_fabs(mf, &L);
   }
   bf_pf_mfhdr_clear(&L);
-  return err;
+  return bf_comm_agree(bf_pf_comm_of_mf(mf), err); /* a FAB that failed on one rank fails every rank */
 }
 
 int bf_vismf_read_new(const char *name, bf_multifab **out) {
@@ -207,6 +254,7 @@ int bf_vismf_read_new(const char *name, bf_multifab **out) {
   else if (!(err = bf_multifab_create(L.ba, L.dm, L.ncomp, L.ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf)))
     err = vm_read_fabs(mf, &L);
   bf_pf_mfhdr_clear(&L);
+  err = bf_comm_agree(bf_comm_top(), err); /* a FAB that failed on one rank fails every rank */
   if (err) {
     bf_multifab_destroy(&mf);
     return err;

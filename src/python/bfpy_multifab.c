@@ -286,8 +286,12 @@ static PyObject *fa_repr(PyObject *self) {
   char g[64];
   int at = 0;
   for (int d = 0; d < ng.dim; ++d) at += snprintf(g + at, sizeof g - (size_t)at, d ? ",%d" : "%d", ng.v[d]);
-  return PyUnicode_FromFormat("<%s%dD: %lld boxes, %d components, %s ghost cells (%s)%s>", name, MFO(self)->dim,
-                              (long long)bf_multifab_size(mf), bf_multifab_ncomp(mf), g,
+  /* on several ranks: how many of the (global) boxes this rank holds */
+  char loc[64] = "";
+  if (bf_parallel_nprocs() > 1)
+    snprintf(loc, sizeof loc, " (%lld on rank %d)", (long long)bf_multifab_nlocal(mf), bf_parallel_myproc());
+  return PyUnicode_FromFormat("<%s%dD: %lld boxes%s, %d components, %s ghost cells (%s)%s>", name, MFO(self)->dim,
+                              (long long)bf_multifab_size(mf), loc, bf_multifab_ncomp(mf), g,
                               bf_multifab_is_all_cell_centered(mf) ? "cell-centered" : "nodal in some direction",
                               bf_multifab_is_allocated(mf) ? "" : ", no data");
 }
@@ -440,8 +444,16 @@ static PyObject *fa_array_impl(PyObject *self, PyObject *const *args, Py_ssize_t
     bf_box vb;
     if (li < 0 || bf_mfiter_validbox(it->it, &vb) != BF_SUCCESS) {
       bf_error_clear();
-      PyErr_Format(PyExc_ValueError, "%s(mfi): box %lld of the iterator is not a local box of this %s", func,
-                   (long long)index, bfpy_type_name(BFPY_T_MULTIFAB, dim));
+      const bf_distmap *dm = bf_multifab_distmap(mf);
+      if (index >= 0 && index < bf_distmap_size(dm))
+        PyErr_Format(PyExc_ValueError,
+                     "%s(mfi): box %lld of the iterator is not a local box of this %s: its data live on rank %d "
+                     "(this is rank %d)",
+                     func, (long long)index, bfpy_type_name(BFPY_T_MULTIFAB, dim), bf_distmap_data(dm)[index],
+                     bf_parallel_myproc());
+      else
+        PyErr_Format(PyExc_ValueError, "%s(mfi): box %lld of the iterator is not a box of this %s", func,
+                     (long long)index, bfpy_type_name(BFPY_T_MULTIFAB, dim));
       return NULL;
     }
     bf_mf_fab f;

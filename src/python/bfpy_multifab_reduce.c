@@ -1,9 +1,11 @@
 /* boxfab._core: MultiFab / iMultiFab reductions (API.md 2.7, 2.8): min, max,
  * minIndex, maxIndex, sum, sum_unique, norm0, norminf, norm1, norm2, dot,
  * contains_nan, contains_inf, and FabArray_FArrayBox.sum(comp, nghost, local).
- * `local` is accepted and changes nothing without MPI; `ignore_covered` is
- * accepted and ignored (no embedded boundaries).  Deterministic: the C core
- * reduces in a fixed order.  iMultiFab results are Python ints. */
+ * Global over the runtime instance's ranks (collective: every rank calls
+ * them), the same result on every rank; `local=True` gives this rank's part
+ * (pyAMReX's default local=False).  `ignore_covered` is accepted and ignored
+ * (no embedded boundaries).  Deterministic: the C core reduces in a fixed
+ * order (see include/boxfab/multifab.h).  iMultiFab results are Python ints. */
 #include <limits.h>
 
 #include "bfpy_multifab.h"

@@ -10,7 +10,9 @@
  *
  * dir / name: str or os.PathLike.  The generic ParticleContainer writes its
  * component names into the Header; the pyAMReX classes write AMReX's
- * real_compN / int_compN as AMReX 24.10 does. */
+ * real_compN / int_compN as AMReX 24.10 does.
+ *
+ * Across MPI ranks all four are collective (src/core/particles_io.c). */
 #include "bfpy.h"
 #include "bfpy_pc.h"
 #include "boxfab/particles.h"
@@ -83,8 +85,9 @@ static PyObject *pc_restart_checkpoint(PyObject *self, PyObject *const *args, Py
 PyMethodDef bfpy_pc_io_methods[] = {
     {"write_plotfile", FASTKW(pc_write_plotfile),
      "write_plotfile(dir: str, name: str) -> None: write the particles in AMReX's plotfile format.\n\n"
-     "Writes dir/name/Header, dir/name/Level_L/Particle_H and DATA_00000 (the particles with id > 0), the\n"
+     "Writes dir/name/Header, dir/name/Level_L/Particle_H and DATA_nnnnn (the particles with id > 0), the\n"
      "same bytes as AMReX's WritePlotFile; dir is created when missing, dir/name is replaced atomically.\n"
+     "Collective across MPI ranks: each rank writes its grids (AMReX's NFiles rule), rank 0 the headers.\n"
      "OSError naming the path when a file cannot be written."},
     {"checkpoint", FASTKW(pc_checkpoint),
      "checkpoint(dir: str, name: str) -> None: write the particles in AMReX's checkpoint format\n"

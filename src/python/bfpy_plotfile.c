@@ -7,6 +7,7 @@
  * matching Vector_* types.  The on-disk precision is AMReX's: the run-time
  * parameter fab.format ("NATIVE" / "IEEE" = float64, "NATIVE_32" / "IEEE_32"
  * = float32), read at each write. */
+#include <limits.h>
 #include <string.h>
 
 #include "bfpy.h"
@@ -587,7 +588,30 @@ static PyObject *vm_read(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
   return o;
 }
 
+static PyObject *vm_set_noutfiles(PyObject *cls, PyObject *arg) {
+  (void)cls;
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  if (n < 1 || n > INT_MAX) {
+    PyErr_Format(PyExc_ValueError, "VisMF.SetNOutFiles(): the number of files must be in [1, %d], got %ld", INT_MAX,
+                 n);
+    return NULL;
+  }
+  if (bfpy_check(bf_vismf_set_noutfiles((int)n))) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *vm_get_noutfiles(PyObject *cls, PyObject *unused) {
+  (void)cls, (void)unused;
+  return PyLong_FromLong(bf_vismf_get_noutfiles());
+}
+
 static PyMethodDef vm_methods[] = {
+    {"SetNOutFiles", (PyCFunction)vm_set_noutfiles, METH_CLASS | METH_O,
+     "SetNOutFiles(n: int) -> None: the most data files a MultiFab is written to across MPI ranks (AMReX's "
+     "VisMF::SetNOutFiles; 256 by default); used by VisMF.Write and the plotfile writers"},
+    {"GetNOutFiles", (PyCFunction)vm_get_noutfiles, METH_CLASS | METH_NOARGS,
+     "GetNOutFiles() -> int: see SetNOutFiles"},
     {"Write", (PyCFunction)(void (*)(void))vm_write, METH_CLASS | METH_FASTCALL | METH_KEYWORDS,
      "Write(mf: MultiFab, name: str) -> None: write <name>_H and <name>_D_00000 in AMReX's VisMF format "
      "(version 1, ghost cells included, native float64).  Crash-safe: written beside the targets and renamed "

@@ -268,7 +268,119 @@ static PyObject *pd_ioprocessor_number(PyObject *self, PyObject *noargs) {
   return PyLong_FromLong(bf_parallel_ioprocessor_number());
 }
 
+static int check_same_mpi(PyObject *mpi);
+
+static PyObject *pd_communicator(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  int64_t h;
+  if (!bf_runtime_initialized()) {
+    PyErr_SetString(PyExc_RuntimeError, "ParallelDescriptor.Communicator(): boxfab is not initialized");
+    return NULL;
+  }
+  PyObject *mod = PyImport_ImportModule("mpi4py.MPI");
+  if (!mod) return NULL; /* ImportError: Communicator() needs mpi4py */
+  PyObject *r = NULL;
+  if (!bf_parallel_uses_mpi()) { /* one process without MPI: mpi4py's world has one rank */
+    r = PyObject_GetAttrString(mod, "COMM_WORLD");
+    Py_DECREF(mod);
+    return r;
+  }
+  if (check_same_mpi(mod) == 0 && bfpy_check(bf_parallel_communicator(&h)) == 0) {
+    PyObject *comm = PyObject_GetAttrString(mod, "Comm");
+    if (comm) r = PyObject_CallMethod(comm, "f2py", "L", (long long)h);
+    Py_XDECREF(comm);
+  }
+  Py_DECREF(mod);
+  return r;
+}
+
+static PyObject *pd_barrier(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  if (bfpy_check(bf_parallel_barrier()) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* ReduceReal..., ReduceInt..., ReduceLong..., ReduceBool...(value, root=-1): value on this rank -> the
+ * reduction (on every rank, or on rank root only when given). */
+static PyObject *pd_reduce(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name, int kind,
+                           int op) {
+  static const char *const kwlist[] = {"value", "root", NULL};
+  PyObject *a[2] = {NULL, NULL};
+  if (bfpy_bind(args, nargs, kwnames, kwlist, 1, a, true) < 0) return NULL;
+  PyObject *value = a[0], *rootobj = a[1];
+  int root = -1;
+  if (rootobj) {
+    int r;
+    if (bfpy_to_int(rootobj, &r, "root") < 0) return NULL;
+    if (r < -1 || r >= bf_parallel_nprocs()) {
+      PyErr_Format(PyExc_ValueError, "%s(): root %d is not a rank (0 to %d, or -1 for every rank)", name, r, bf_parallel_nprocs() - 1);
+      return NULL;
+    }
+    root = (int)r;
+  }
+  if (kind == 0) {
+    double v;
+    if (bfpy_to_double(value, &v, "value") < 0) return NULL;
+    if (bfpy_check(bf_parallel_reduce_double(&v, 1, op, root)) < 0) return NULL;
+    return PyFloat_FromDouble(v);
+  }
+  int64_t v;
+  if (kind == 2) {
+    int t = PyObject_IsTrue(value);
+    if (t < 0) return NULL;
+    v = t;
+  } else {
+    if (kind == 3) {
+      int x;
+      if (bfpy_to_int(value, &x, "value") < 0) return NULL;
+      v = x;
+    } else if (bfpy_to_int64(value, &v, "value") < 0) {
+      return NULL;
+    }
+  }
+  if (bfpy_check(bf_parallel_reduce_int64(&v, 1, op, root)) < 0) return NULL;
+  if (kind == 2) return PyBool_FromLong(v != 0);
+  return PyLong_FromLongLong((long long)v);
+}
+
+#define PD_REDUCE(fn, kind, op)                                                                        \
+  static PyObject *pd_##fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) { \
+    (void)self;                                                                                        \
+    return pd_reduce(args, nargs, kw, #fn, kind, op);                                                  \
+  }
+PD_REDUCE(ReduceRealSum, 0, 0)
+PD_REDUCE(ReduceRealMin, 0, 1)
+PD_REDUCE(ReduceRealMax, 0, 2)
+PD_REDUCE(ReduceLongSum, 1, 0)
+PD_REDUCE(ReduceLongMin, 1, 1)
+PD_REDUCE(ReduceLongMax, 1, 2)
+PD_REDUCE(ReduceIntSum, 3, 0)
+PD_REDUCE(ReduceIntMin, 3, 1)
+PD_REDUCE(ReduceIntMax, 3, 2)
+PD_REDUCE(ReduceBoolAnd, 2, 3)
+PD_REDUCE(ReduceBoolOr, 2, 4)
+#undef PD_REDUCE
+
+#define PD_REDUCE_DEF(fn, doc) \
+  {#fn, (PyCFunction)(void (*)(void))pd_##fn, METH_FASTCALL | METH_KEYWORDS, #fn "(value, root=-1) -> " doc}
+
 static PyMethodDef pd_functions[] = {
+    {"Communicator", pd_communicator, METH_NOARGS,
+     "Communicator() -> mpi4py.MPI.Comm: the communicator of the current runtime instance (a duplicate of the one "
+     "initialize() was given; COMM_WORLD for a single process without MPI)."},
+    {"Barrier", pd_barrier, METH_NOARGS, "Barrier() -> None: wait for every rank."},
+    PD_REDUCE_DEF(ReduceRealSum, "float: sum over ranks, added in rank order; the result on every rank (root -1) or on rank root only (the "
+                   "others get their own value back)."),
+    PD_REDUCE_DEF(ReduceRealMin, "float: minimum over ranks."),
+    PD_REDUCE_DEF(ReduceRealMax, "float: maximum over ranks."),
+    PD_REDUCE_DEF(ReduceLongSum, "int: 64-bit sum over ranks."),
+    PD_REDUCE_DEF(ReduceLongMin, "int: minimum over ranks."),
+    PD_REDUCE_DEF(ReduceLongMax, "int: maximum over ranks."),
+    PD_REDUCE_DEF(ReduceIntSum, "int: sum over ranks (values must fit a C int)."),
+    PD_REDUCE_DEF(ReduceIntMin, "int: minimum over ranks."),
+    PD_REDUCE_DEF(ReduceIntMax, "int: maximum over ranks."),
+    PD_REDUCE_DEF(ReduceBoolAnd, "bool: true when true on every rank."),
+    PD_REDUCE_DEF(ReduceBoolOr, "bool: true when true on some rank."),
     {"NProcs", pd_nprocs, METH_NOARGS, "NProcs() -> int: number of ranks (1 without MPI)."},
     {"MyProc", pd_myproc, METH_NOARGS, "MyProc() -> int: this rank."},
     {"IOProcessor", pd_ioprocessor, METH_NOARGS, "IOProcessor() -> bool: True on the I/O rank."},
@@ -301,11 +413,88 @@ static int check_token(PyObject *item, void *ctx, const char *what) {
   return -1;
 }
 
+/* The MPI library mpi4py runs on must be the one boxfab was built with (two
+ * MPI libraries in one process cannot share a communicator). */
+static int check_same_mpi(PyObject *mpi) {
+  PyObject *v = PyObject_CallMethod(mpi, "Get_library_version", NULL);
+  if (!v) return -1;
+  const char *theirs = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+  if (!theirs) {
+    Py_DECREF(v);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "mpi4py's Get_library_version() did not return a str");
+    return -1;
+  }
+  char ours[512];
+  bf_parallel_mpi_library(ours, sizeof ours);
+  size_t n = strcspn(ours, ","), m = strcspn(theirs, ",");
+  int same = n == m && strncmp(ours, theirs, n) == 0;
+  if (!same)
+    PyErr_Format(PyExc_RuntimeError,
+                 "mpi4py runs on another MPI library than boxfab: mpi4py has \"%.*s\", boxfab was built with "
+                 "\"%.*s\"; install mpi4py for boxfab's MPI (e.g. pip install --no-binary mpi4py mpi4py)",
+                 (int)(m > 120 ? 120 : m), theirs, (int)(n > 120 ? 120 : n), ours);
+  Py_DECREF(v);
+  return same ? 0 : -1;
+}
+
+/* The Fortran handle of an mpi4py communicator (comm.py2f()), checked. */
+static int comm_handle(PyObject *comm, int64_t *out) {
+  /* an mpi4py communicator exists only once mpi4py.MPI is imported: never
+   * import it here (importing it starts MPI) */
+  PyObject *name = PyUnicode_FromString("mpi4py.MPI");
+  if (!name) return -1;
+  PyObject *mod = PyImport_GetModule(name);
+  Py_DECREF(name);
+  if (!mod) {
+    if (PyErr_Occurred()) return -1;
+    PyErr_Format(PyExc_TypeError, "initialize(): comm must be an mpi4py communicator (MPI.Intracomm), not %.100s",
+                 Py_TYPE(comm)->tp_name);
+    return -1;
+  }
+  int rc = -1;
+  PyObject *cls = PyObject_GetAttrString(mod, "Intracomm"), *h = NULL;
+  if (!cls) goto done;
+  int is = PyObject_IsInstance(comm, cls);
+  if (is < 0) goto done;
+  if (!is) {
+    PyErr_Format(PyExc_TypeError, "initialize(): comm must be an mpi4py intracommunicator (MPI.Intracomm), not %.100s",
+                 Py_TYPE(comm)->tp_name);
+    goto done;
+  }
+  if (!bf_build_has_mpi()) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "initialize(): a communicator was given but boxfab was built without MPI (install an MPI, e.g. "
+                    "Debian's libopenmpi-dev, and rebuild boxfab)");
+    goto done;
+  }
+  if (check_same_mpi(mod) < 0) goto done;
+  h = PyObject_CallMethod(comm, "py2f", NULL);
+  if (!h) goto done;
+  long long v = PyLong_AsLongLong(h);
+  if (v == -1 && PyErr_Occurred()) goto done;
+  *out = v;
+  rc = 0;
+done:
+  Py_XDECREF(h);
+  Py_XDECREF(cls);
+  Py_DECREF(mod);
+  return rc;
+}
+
 static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if ((kwnames && PyTuple_GET_SIZE(kwnames)) || nargs != 1) {
-    PyErr_SetString(PyExc_TypeError, "initialize(args: list[str], /) takes exactly one positional argument");
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject *comm = nargs == 2 ? args[1] : NULL;
+  if (nkw == 1 && nargs == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "comm") == 0)
+    comm = args[1];
+  else if (nkw || nargs < 1 || nargs > 2) {
+    PyErr_SetString(PyExc_TypeError,
+                    "initialize(args: list[str], /, comm=None) takes the list of tokens and optionally an mpi4py "
+                    "communicator");
     return NULL;
   }
+  int64_t comm_f = BF_COMM_WORLD;
+  if (comm == Py_None) comm = NULL;
+  if (comm && comm_handle(comm, &comm_f) < 0) return NULL;
   PyObject *list = args[0];
   if (PyUnicode_Check(list) || PyBytes_Check(list) || PyByteArray_Check(list) ||
       (!PySequence_Check(list) && !Py_TYPE(list)->tp_iter)) {
@@ -334,7 +523,7 @@ static PyObject *rt_initialize(PyObject *self, PyObject *const *args, Py_ssize_t
     }
   }
   uint64_t id;
-  if (bfpy_check(bf_runtime_initialize_dim(bfpy_module_dim(self), (int)n, tokens, &id)) < 0) goto done;
+  if (bfpy_check(bf_runtime_initialize_comm(bfpy_module_dim(self), (int)n, tokens, comm_f, &id)) < 0) goto done;
   result = amrex_new_handle(bfpy_module_dim(self), id);
 done:
   PyMem_Free(tokens);
@@ -518,7 +707,8 @@ static PyObject *rt_unpack_cpus(PyObject *self, PyObject *arg) {
 
 static PyMethodDef runtime_functions[] = {
     {"initialize", (PyCFunction)(void (*)(void))rt_initialize, METH_FASTCALL | METH_KEYWORDS,
-     "initialize(args: list[str], /) -> AMReX: start a runtime instance; the \"key=value\" tokens go into the "
+     "initialize(args: list[str], /, comm=None) -> AMReX: start a runtime instance (on the mpi4py communicator "
+     "comm when given, else MPI_COMM_WORLD in an MPI run); the \"key=value\" tokens go into the "
      "parameter store when the list is not empty (ValueError for a token without '=')."},
     {"initialized", rt_initialized, METH_NOARGS, "initialized() -> bool: a runtime instance is active."},
     {"finalize", (PyCFunction)(void (*)(void))rt_finalize, METH_FASTCALL | METH_KEYWORDS,

@@ -116,7 +116,26 @@ static PyObject *build_info(PyObject *self, PyObject *noargs) {
                        "openmp", bf_build_has_openmp() ? Py_True : Py_False, "max_spacedim", BF_SPACEDIM_MAX);
 }
 
+static PyObject *exchange_stats(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  int64_t v[6];
+  int st = bf_exchange_stats(v, 6);
+  if (st != BF_SUCCESS) return bfpy_raise(st);
+  return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L}", "bytes_sent", (long long)v[0], "messages_sent", (long long)v[1],
+                       "bytes_received", (long long)v[2], "messages_received", (long long)v[3], "total_bytes_sent",
+                       (long long)v[4], "total_messages_sent", (long long)v[5]);
+}
+
+static PyObject *mpi_cuda_aware(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyBool_FromLong(bf_parallel_cuda_aware());
+}
+
 static PyMethodDef core_methods[] = {
+    {"_mpi_cuda_aware", mpi_cuda_aware, METH_NOARGS,
+     "_mpi_cuda_aware() -> bool: device pointers go to MPI directly (a CUDA-aware MPI, or BOXFAB_MPI_CUDA_AWARE=1)."},
+    {"_exchange_stats", exchange_stats, METH_NOARGS,
+     "_exchange_stats() -> dict: bytes and messages of this process's last ghost exchange across processes."},
     {"build_info", build_info, METH_NOARGS,
      "build_info() -> dict: what this build contains (version, cuda, mpi, openmp)."},
     {NULL, NULL, 0, NULL},

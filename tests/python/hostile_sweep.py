@@ -738,6 +738,12 @@ def child_main(argv):
             cupy.zeros(1).sum().item()
     except Exception:
         pass
+    # ParallelDescriptor.Communicator() imports mpi4py, which starts MPI (hundreds of MiB of address
+    # space for good): start it here, before the budget, for the same reason
+    try:
+        from mpi4py import MPI  # noqa: F401
+    except Exception:
+        pass
     # after the imports: the address space may grow by AS_HEADROOM more, no further -- except under
     # AddressSanitizer, whose shadow memory cannot live with an address-space limit (runaway growth
     # is then seen by its time and its peak memory alone)

@@ -193,6 +193,8 @@ INT_PARAM = [
     (r"^PODVector_\w+(\(\)|\.__init__|\.resize|\.reserve|\.__getitem__|\.__setitem__)$", 0, I64),
     (r"^Particle_\d+_\d+\.NextID$", 0, I64),            # a particle id (AMReX's Long)
     (r"^i?MultiFab\.__setitem__$", 1, None),             # NumPy assignment (pyAMReX: the same)
+    (r"^ParallelDescriptor\.ReduceLong(Sum|Min|Max)$", 0, I64),  # AMReX's Long
+    (r"^ParallelDescriptor\.ReduceBool(And|Or)$", 0, None),      # any object: its truth value
 ]
 
 
@@ -457,7 +459,13 @@ def hand_forms(dim, amr):
         "module.copy_mfab": [F(K("mf"), K("mf"), 0, 1, 1, 1), F(K("mf"), K("mf"), 0, 0, 1, iv)],
         "module.Print": [F("x", 1), F("x", sep="-", end="")],
         "module.finalize": [F(), F(K("amrex_new"))],
-        "module.initialize": [F([]), F(["amrex.verbose=0"])],
+        "module.initialize": [F([]), F(["amrex.verbose=0"]), F([], None), F([], comm=None)],
+        **{f"ParallelDescriptor.Reduce{t}{op}": [F(1), F(2, 0), F(3, root=0), F(4, -1)]
+           for t in ("Long", "Int") for op in ("Sum", "Min", "Max")},
+        **{f"ParallelDescriptor.ReduceReal{op}": [F(1.5), F(2.5, 0), F(3.5, root=0), F(4.5, -1)]
+           for op in ("Sum", "Min", "Max")},
+        "ParallelDescriptor.ReduceBoolAnd": [F(True), F(False, root=0)],
+        "ParallelDescriptor.ReduceBoolOr": [F(True), F(False, 0)],
         "module.unpack_ids": [F(K("u64")), F(1 << 63)],
         "module.unpack_cpus": [F(K("u64")), F(5)],
         "module.min": [F(K("rv"), K("rv"))],

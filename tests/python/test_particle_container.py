@@ -578,3 +578,21 @@ def test_tiling_parameters_checked(amr):
         finally:
             pp.remove(key)
     make(amr)  # fine again
+
+
+def test_add_particles_at_level_cell_zero(amr3):
+    """Regression: add_particles(level=1) of a particle in cell 0 went to a level-0 tile (the locator of
+    staged particles took an own-tile shortcut to slot 0)."""
+    ensure_init(amr3)
+    rb = amr3.RealBox(0, 0, 0, 1, 1, 1)
+    dom0 = amr3.Box(amr3.IntVect(0, 0, 0), amr3.IntVect(15, 15, 15))
+    dom1 = amr3.Box(amr3.IntVect(0, 0, 0), amr3.IntVect(31, 31, 31))
+    g0, g1 = amr3.Geometry(dom0, rb, 0, [1, 1, 1]), amr3.Geometry(dom1, rb, 0, [1, 1, 1])
+    ba0, ba1 = amr3.BoxArray(dom0), amr3.BoxArray(dom1)
+    ba0.max_size(8)
+    ba1.max_size(8)
+    dm0, dm1 = amr3.DistributionMapping(ba0), amr3.DistributionMapping(ba1)
+    pc = amr3.ParticleContainer_pureSoA_3_0_default([g0, g1], [dm0, dm1], [ba0, ba1], [amr3.IntVect(2, 2, 2)])
+    pc.add_particles(np.array([[0.01, 0.01, 0.01], [0.9, 0.9, 0.9]]), level=1)
+    assert pc.number_of_particles_at_level(0) == 0 and pc.number_of_particles_at_level(1) == 2
+    assert pc.OK()

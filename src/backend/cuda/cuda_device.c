@@ -267,6 +267,30 @@ static unsigned cu_flags(int kind) {
   }
 }
 
+/* The device this process uses: BOXFAB_GPU_DEVICE when set (an ordinal among
+ * the visible devices), else the node-local rank of an MPI launch modulo the
+ * number of devices (one rank per GPU: Open MPI's OMPI_COMM_WORLD_LOCAL_RANK,
+ * MPICH's MPI_LOCALRANKID, Slurm's SLURM_LOCALID, PMIx's PMIX_LOCAL_RANK), else
+ * device 0.  Read from the environment because the device is chosen when the
+ * backend first starts, which may be before MPI is initialized. */
+static int chosen_device(int n) {
+  const char *v = getenv("BOXFAB_GPU_DEVICE");
+  if (v && *v) {
+    char *end;
+    long d = strtol(v, &end, 10);
+    return (*end == 0 && d >= 0 && d < n) ? (int)d : -1;
+  }
+  static const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "PMIX_LOCAL_RANK"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i) {
+    v = getenv(vars[i]);
+    if (!v || !*v) continue;
+    char *end;
+    long r = strtol(v, &end, 10);
+    if (*end == 0 && r >= 0) return (int)(r % n);
+  }
+  return 0;
+}
+
 /* Registration (src/core/backend.h): fills the table when a device is found
  * and initialized, returns 1 otherwise (no driver, no device: the CPU
  * backend does everything). */
@@ -274,6 +298,11 @@ static int cuda_fill(bf_backend *b) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
     (void)cudaGetLastError(); /* no driver, no device: the CPU backend does everything */
+    return 1;
+  }
+  int dev = chosen_device(n);
+  if (dev < 0 || cudaSetDevice(dev) != cudaSuccess) { /* BOXFAB_GPU_DEVICE names no visible device */
+    (void)cudaGetLastError();
     return 1;
   }
   if (cudaFree(NULL) != cudaSuccess) { /* make the context now: a device that cannot be used is no device */
