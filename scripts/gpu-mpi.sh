@@ -7,16 +7,15 @@
 #    mpi4py` for its Python, then put them in _wheels/) are installed into python3's environment.
 # 2. Builds and installs boxfab with CUDA and that MPI (pip install --no-build-isolation).
 # 3. The MPI suite (tests/python/test_mpi.py: every tests/mpi program on 1, 2, 4 ranks) with data
-#    in host memory, then with data on the GPUs (BOXFAB_TEST_DEVICE=gpu), once through pinned
-#    host buffers (BOXFAB_MPI_CUDA_AWARE=0) and, when the MPI is CUDA-aware, once with device
-#    pointers handed to MPI.  With fewer GPUs than ranks the ranks share GPUs (rank -> GPU by
-#    node-local rank modulo the GPU count).
-# 4. `pytest -m gpu` on every rank of `mpirun -n <GPUs>`, each rank on its own GPU (the
-#    single-process GPU suite, once per GPU, at the same time).
-# 5. compute-sanitizer memcheck on rank 0 of a 2-rank exchange run (the other rank plain).
-# 6. Weak scaling (benchmarks/bench_weak_scaling.py): 512^3 cells and 1e7 particles per rank,
+#    on the GPUs (BOXFAB_TEST_DEVICE=gpu), through pinned host buffers (BOXFAB_MPI_CUDA_AWARE=0)
+#    and, when the MPI is CUDA-aware, with device pointers handed to MPI.  With fewer GPUs than
+#    ranks the ranks share GPUs (rank -> GPU by node-local rank modulo the GPU count).
+# 4. compute-sanitizer memcheck on rank 0 of a 2-rank ghost exchange (the other rank plain).
+# 5. Weak scaling (benchmarks/bench_weak_scaling.py): 512^3 cells and 1e7 particles per rank,
 #    boxes of 128^3 and 32^3, on each rank count, both data paths; efficiency = time on 1 rank /
 #    time on N.
+# 6. The MPI suite with host data, and, with several GPUs, `pytest -m gpu` on every rank of
+#    `mpirun -n <GPUs>`, each rank on its own GPU.
 # Every step runs even when an earlier one failed (except those that need the build); logs go to
 # build/gpu-mpi/logs, and into one archive $OUT/gpu-mpi-logs.tgz when $OUT is set (the device tool
 # brings back 8 files at most); the last line says PASSED or FAILED and names the failed steps.
@@ -65,6 +64,8 @@ if ! command -v mpirun >/dev/null 2>&1; then
 fi
 command -v mpirun >/dev/null 2>&1 || { echo "!! no mpirun"; status=1; failed+=(mpi); finish; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# no single-copy (CMA) between ranks: sandboxed kernels (gVisor) may not offer process_vm_readv
+export OMPI_MCA_btl_sm_single_copy_mechanism=${OMPI_MCA_btl_sm_single_copy_mechanism:-none}
 # keep NVLink multicast off (the device machine's rule) in every rank's environment
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 mpirun --version | head -1
@@ -85,18 +86,42 @@ EOF
 )
 echo "CUDA-aware MPI: ${AWARE:-0}"
 
-# ---- 3. the MPI suite --------------------------------------------------------------------------
+# ---- 3. the MPI suite on device data ----------------------------------------------------------
 cd tests
-step mpi-suite-host env BOXFAB_REQUIRE_MPI=1 "$PY" -m pytest -q -p no:cacheprovider python/test_mpi.py
-step mpi-suite-gpu-staged env BOXFAB_REQUIRE_MPI=1 BOXFAB_TEST_DEVICE=gpu BOXFAB_MPI_CUDA_AWARE=0 \
+step mpi-suite-gpu-staged timeout 300 env BOXFAB_REQUIRE_MPI=1 BOXFAB_TEST_DEVICE=gpu BOXFAB_MPI_CUDA_AWARE=0 \
   "$PY" -m pytest -q -p no:cacheprovider python/test_mpi.py
 if [ "${AWARE:-0}" = 1 ]; then
-  step mpi-suite-gpu-aware env BOXFAB_REQUIRE_MPI=1 BOXFAB_TEST_DEVICE=gpu BOXFAB_MPI_CUDA_AWARE=1 \
+  step mpi-suite-gpu-aware timeout 300 env BOXFAB_REQUIRE_MPI=1 BOXFAB_TEST_DEVICE=gpu BOXFAB_MPI_CUDA_AWARE=1 \
     "$PY" -m pytest -q -p no:cacheprovider python/test_mpi.py
 fi
 
-# ---- 4. pytest -m gpu, one rank per GPU --------------------------------------------------------
-if [ "$NGPU" -ge 1 ]; then
+# ---- 4. compute-sanitizer on one rank (rank 0 of a 2-rank ghost exchange; the other rank plain) --
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ -x "$SAN" ]; then
+  step memcheck-rank0 timeout 240 env BOXFAB_TEST_DEVICE=gpu BOXFAB_MPI_ONLY=${MEMCHECK_ONLY:-check_fill_boundary} \
+    OMP_NUM_THREADS=1 mpirun -n 1 "$SAN" --tool memcheck --error-exitcode 3 "$PY" mpi/mpi_exchange.py : \
+    -n 1 "$PY" mpi/mpi_exchange.py
+fi
+cd ..
+
+# ---- 5. weak scaling ---------------------------------------------------------------------------
+paths=(0)
+[ "${AWARE:-0}" = 1 ] && paths+=(1)
+for box in 128 32; do
+  for n in "${RANKS[@]}"; do
+    for aware in "${paths[@]}"; do
+      step "weak-$box-n$n-aware$aware" timeout 150 env BOXFAB_MPI_CUDA_AWARE=$aware OMP_NUM_THREADS=4 mpirun -n "$n" \
+        "$PY" benchmarks/bench_weak_scaling.py --cells 512 --box "$box" --particles 1e7 --repeat ${WEAK_REPEAT:-5} \
+        --label "aware=$aware"
+    done
+  done
+done
+grep -h "ranks" "$LOGS"/weak-*.log >"$LOGS/weak-scaling.txt" 2>/dev/null
+cat "$LOGS/weak-scaling.txt" 2>/dev/null
+# ---- 6. the MPI suite on host data, and the GPU suite once per GPU --------------------------------
+cd tests
+step mpi-suite-host timeout 300 env BOXFAB_REQUIRE_MPI=1 "$PY" -m pytest -q -p no:cacheprovider python/test_mpi.py
+if [ "$NGPU" -gt 1 ] || [ -n "${PER_RANK_GPU_SUITE:-}" ]; then
   # each rank: its GPU only, and no MPI variables for the tests' own subprocesses
   step pytest-gpu-per-rank mpirun -n "$NGPU" bash -c '
     r=${OMPI_COMM_WORLD_RANK:-0}; export CUDA_VISIBLE_DEVICES=$(( ${OMPI_COMM_WORLD_LOCAL_RANK:-0} % '"$NGPU"' ))
@@ -104,27 +129,5 @@ if [ "$NGPU" -ge 1 ]; then
     BOXFAB_TEST_DEVICE=gpu '"$PY"' -m pytest -q -p no:cacheprovider -m gpu python > '"$LOGS"'/pytest-gpu-rank$r.txt 2>&1
     rc=$?; echo "rank $r (GPU $CUDA_VISIBLE_DEVICES): $(tail -n 1 '"$LOGS"'/pytest-gpu-rank$r.txt)"; exit $rc'
 fi
-
-# ---- 5. compute-sanitizer on one rank ----------------------------------------------------------
-SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-if [ -x "$SAN" ]; then
-  step memcheck-rank0 env BOXFAB_TEST_DEVICE=gpu OMP_NUM_THREADS=1 mpirun -n 1 "$SAN" --tool memcheck --error-exitcode 3 \
-    "$PY" mpi/mpi_exchange.py : -n 1 "$PY" mpi/mpi_exchange.py
-fi
 cd ..
-
-# ---- 6. weak scaling ---------------------------------------------------------------------------
-paths=(0)
-[ "${AWARE:-0}" = 1 ] && paths+=(1)
-for box in 128 32; do
-  for n in "${RANKS[@]}"; do
-    for aware in "${paths[@]}"; do
-      step "weak-$box-n$n-aware$aware" env BOXFAB_MPI_CUDA_AWARE=$aware OMP_NUM_THREADS=4 mpirun -n "$n" \
-        "$PY" benchmarks/bench_weak_scaling.py --cells 512 --box "$box" --particles 1e7 --repeat 10 \
-        --label "aware=$aware"
-    done
-  done
-done
-grep -h "ranks" "$LOGS"/weak-*.log >"$LOGS/weak-scaling.txt" 2>/dev/null
-cat "$LOGS/weak-scaling.txt" 2>/dev/null
 finish
