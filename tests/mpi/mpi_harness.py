@@ -70,3 +70,47 @@ def run(checks):
             print(f"  {check.__name__}: {time.perf_counter() - t0:.3f} s", flush=True)
     if me == 0:
         print(f"OK {n} checks on {comm.Get_size()} ranks", flush=True)
+
+
+# ---- device data (the GPU half: BOXFAB_TEST_DEVICE=gpu, data in device memory) ----------------------
+def sync():
+    """Wait for CuPy's work (writes through CuPy views) before boxfab reads the data: boxfab runs on
+    its own non-blocking stream, which does not wait for CuPy's."""
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        cupy.cuda.Device().synchronize()
+
+
+def host(x):
+    """A NumPy array with the values of x (a NumPy or CuPy array)."""
+    return x if isinstance(x, np.ndarray) else x.get()
+
+
+def assign(view, values):
+    """view[...] = values (NumPy array or scalar) for a NumPy or CuPy view, then sync()."""
+    if isinstance(view, np.ndarray) or np.isscalar(values):
+        view[...] = values
+    else:
+        import cupy
+        view[...] = cupy.asarray(values)
+    sync()
+
+
+def add_to(view, value):
+    """view += value for a NumPy or CuPy view, then sync()."""
+    view += value
+    sync()
+
+
+def need_yt():
+    """yt, or None where BOXFAB_ALLOW_NO_YT=1 says a missing yt is fine (the device machine has none;
+    scripts/test.sh installs it, so there a missing yt fails)."""
+    try:
+        import yt
+        return yt
+    except ImportError:
+        if os.environ.get("BOXFAB_ALLOW_NO_YT") == "1":
+            if MPI.COMM_WORLD.Get_rank() == 0:
+                print("  yt is not installed: the yt check is not run (BOXFAB_ALLOW_NO_YT=1)", flush=True)
+            return None
+        raise

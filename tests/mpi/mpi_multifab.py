@@ -83,12 +83,14 @@ def host(x):
 
 
 def assign(v, values):
-    """v[...] = values (a NumPy array or scalar) for a NumPy or CuPy view."""
+    """v[...] = values (a NumPy array or scalar) for a NumPy or CuPy view; CuPy's writes are waited
+    for (boxfab's stream does not wait for CuPy's)."""
     if isinstance(v, np.ndarray) or np.isscalar(values):
         v[...] = values
     else:
         import cupy
         v[...] = cupy.asarray(values)
+        cupy.cuda.Device().synchronize()
 
 
 def fill(mf, f, dim):

@@ -452,7 +452,10 @@ def check_yt():
     positions as the input."""
     if rank() != 0:
         return
-    import yt
+    from mpi_harness import need_yt
+    yt = need_yt()
+    if yt is None:
+        return
     yt.set_log_level(50)
     w = min(2, size())
     ds = yt.load(os.path.join(TMP, f"plt_{w}"))

@@ -11,7 +11,7 @@ from mpi4py import MPI
 import boxfab.space1d as amr1
 import boxfab.space2d as amr2
 import boxfab.space3d as amr3
-from mpi_harness import gather_concat, rank, run, size, world
+from mpi_harness import add_to, assign, gather_concat, host, rank, run, size, world
 
 N = 32   # cells per direction
 BS = 8   # box size
@@ -114,9 +114,11 @@ def add_input(pc, dim, part, nparts, dist):
     pc.add_particles(pos[sel], {"tag": tag[sel], "itag": itag[sel]}, ids=ids[sel], cpus=cpus[sel],
                      redistribute=False)
     for pti in pc.iterator(pc, level=0):
-        soa = pti.soa().to_numpy()
-        bad = np.isin(amr_ids(soa.idcpu), ids[invalid])
-        soa.idcpu[bad] &= np.uint64(0x7FFFFFFFFFFFFFFF)
+        idc = pti.soa().to_xp().idcpu  # NumPy, or CuPy for device memory
+        h = host(idc).copy()
+        bad = np.isin(amr_ids(h), ids[invalid])
+        h[bad] &= np.uint64(0x7FFFFFFFFFFFFFFF)
+        assign(idc, h)
 
 
 def expected(dim, per, dist):
@@ -178,7 +180,7 @@ def redistribute_case(dim, dist):
         assert counts_local == list(mine) and local_total == mine.sum()
         # one more move of one cell in x, everyone: still where it belongs
         for pti in pc.iterator(pc, level=0):
-            pti.soa().to_numpy().real["x"][:] += 1.0 / N
+            add_to(pti.soa().to_xp().real["x"], 1.0 / N)
         pc.redistribute()
         assert pc.OK()
         moved = by_id(gathered(pc))
@@ -199,7 +201,7 @@ def redistribute_case(dim, dist):
         pc.redistribute()
         r, df1 = by_id(local_particles(pc)), pc.to_df()
         for pti in pc.iterator(pc, level=0):
-            pti.soa().to_numpy().real["x"][:] += 1.0 / N
+            add_to(pti.soa().to_xp().real["x"], 1.0 / N)
         pc.redistribute()
         return r, by_id(local_particles(pc)), df1
 
@@ -279,7 +281,7 @@ def check_multilevel():
         assert pc.number_of_particles_at_level(1) == len(lv[1]["idcpu"])
         # fine particles moved out go to level 0 on their owners
         for pti in pc.iterator(pc, level=1):
-            pti.soa().to_numpy().real["x"][:] += 0.5
+            add_to(pti.soa().to_xp().real["x"], 0.5)
         pc.redistribute()
         assert pc.OK() and pc.total_number_of_particles() == 4000
         after = [by_id(gathered(pc, 0)), by_id(gathered(pc, 1))]
@@ -296,7 +298,7 @@ def check_multilevel():
         pc, _, _ = build(amr)
         fill_and_move(amr, pc, 0, 1)
         for pti in pc.iterator(pc, level=1):
-            pti.soa().to_numpy().real["x"][:] += 0.5
+            add_to(pti.soa().to_xp().real["x"], 0.5)
         pc.redistribute()
         return [by_id(local_particles(pc, 0)), by_id(local_particles(pc, 1))]
 
@@ -537,7 +539,7 @@ def _gather_mf(mf, dim, local=False):
         bx = mfi.validbox()
         lo = [bx.small_end[d] for d in range(dim)]
         hi = [bx.big_end[d] for d in range(dim)]
-        a = np.array(mf.array(mfi).to_numpy())  # (x, y, z, comp) with ghosts
+        a = np.array(host(mf.array(mfi).to_xp()))  # (x, y, z, comp) with ghosts
         g = mf.n_grow_vect[0] if hasattr(mf, "n_grow_vect") else 1
         parts.append((lo, hi, a[tuple(slice(g, -g) for _ in range(dim))][..., 0]))
     allp = [parts] if local else world().allgather(parts)
