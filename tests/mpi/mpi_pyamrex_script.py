@@ -6,6 +6,7 @@ are multiples of 1/8 small enough that every sum is exact in any order.
 
 Runs under pyAMReX itself (``import amrex.space3d``) or boxfab."""
 import hashlib
+import sys
 
 import numpy as np
 from mpi4py import MPI
@@ -14,6 +15,14 @@ try:
     import amrex.space3d as amr
 except ImportError:
     import boxfab.space3d as amr
+
+
+def gpu_sync():
+    """As every CuPy user of boxfab (or pyAMReX) on a GPU: wait for CuPy's writes before the library's
+    operations, which run on their own stream, read the data."""
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        cupy.cuda.Device().synchronize()
 
 
 def formula(i, j, k, n):
@@ -45,6 +54,7 @@ def main():
                 values = cupy.asarray(values)
             arr[lo[0] - glo[0]:hi[0] - glo[0] + 1, lo[1] - glo[1]:hi[1] - glo[1] + 1,
                 lo[2] - glo[2]:hi[2] - glo[2] + 1, :] = values
+        gpu_sync()  # CuPy wrote on its stream: done before the MultiFab's own operations read the data
 
         # global indexing: every rank gets the whole array
         whole = mf[...]
@@ -92,6 +102,7 @@ def main():
                 import cupy
                 values = cupy.asarray(values)
             arr[...] = values
+        gpu_sync()
         inexact = [wavy.sum(0), wavy.norm1(0, 0, False), wavy.norm2(0), amr.MultiFab.dot(wavy, 0, mf, 0, 1, 0)]
     finally:
         amr.finalize()
