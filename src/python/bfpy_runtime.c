@@ -318,29 +318,61 @@ static PyObject *pd_reduce(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
     }
     root = (int)r;
   }
+  /* The value is converted on each rank, so a conversion can fail on some
+   * ranks only (rank-dependent data): such a rank still takes part in the
+   * reduction (the others would wait in it, or match its next collective),
+   * with a flag beside its value that tells every rank; the flag and the
+   * value are reduced with the same op (sum / max / or: 1 = failed; min /
+   * and: 0 = failed).  Computed on every rank (root -1: the same single
+   * allgather), then non-root ranks keep their own value. */
+  int bad = 0;
+  double dv = 0.0;
+  int64_t iv = 0;
   if (kind == 0) {
-    double v;
-    if (bfpy_to_double(value, &v, "value") < 0) return NULL;
-    if (bfpy_check(bf_parallel_reduce_double(&v, 1, op, root)) < 0) return NULL;
-    return PyFloat_FromDouble(v);
-  }
-  int64_t v;
-  if (kind == 2) {
+    bad = bfpy_to_double(value, &dv, "value") < 0;
+  } else if (kind == 2) {
     int t = PyObject_IsTrue(value);
-    if (t < 0) return NULL;
-    v = t;
+    bad = t < 0;
+    iv = t > 0;
+  } else if (kind == 3) {
+    int x = 0;
+    bad = bfpy_to_int(value, &x, "value") < 0;
+    iv = x;
   } else {
-    if (kind == 3) {
-      int x;
-      if (bfpy_to_int(value, &x, "value") < 0) return NULL;
-      v = x;
-    } else if (bfpy_to_int64(value, &v, "value") < 0) {
-      return NULL;
-    }
+    bad = bfpy_to_int64(value, &iv, "value") < 0;
   }
-  if (bfpy_check(bf_parallel_reduce_int64(&v, 1, op, root)) < 0) return NULL;
-  if (kind == 2) return PyBool_FromLong(v != 0);
-  return PyLong_FromLongLong((long long)v);
+  const bool min_like = op == 1 || op == 3;
+  const int64_t flag = min_like ? !bad : bad;
+  const double dmine = dv;
+  const int64_t imine = iv;
+  int err;
+  int64_t fl = flag;
+  if (kind == 0) {
+    double v2[2] = {dv, (double)flag};
+    err = bf_parallel_reduce_double(v2, 2, op, -1);
+    dv = v2[0], fl = (int64_t)v2[1];
+  } else {
+    int64_t v2[2] = {iv, flag};
+    err = bf_parallel_reduce_int64(v2, 2, op, -1);
+    iv = v2[0], fl = v2[1];
+  }
+  if (!err && (min_like ? fl == 0 : fl != 0)) {
+    /* some rank failed (this one too, when bad): every rank learns the lowest
+     * failing one (one more collective, on the error path only, on every rank) */
+    int64_t first = bad ? bf_parallel_myproc() : bf_parallel_nprocs();
+    int e2 = bf_parallel_reduce_int64(&first, 1, 1, -1);
+    if (bad) return NULL; /* this rank's own exception */
+    if (bfpy_check(e2) < 0) return NULL;
+    PyErr_Format(PyExc_RuntimeError, "%s(): the value on rank %lld could not be converted (it raised there)", name,
+                 (long long)first);
+    return NULL;
+  }
+  if (bad) return NULL;
+  if (bfpy_check(err) < 0) return NULL;
+  if (root >= 0 && root != bf_parallel_myproc()) dv = dmine, iv = imine; /* the others keep their value */
+  if (kind == 0) return PyFloat_FromDouble(dv);
+  if (kind == 2) return PyBool_FromLong(iv != 0);
+  return PyLong_FromLongLong((long long)iv);
 }
 
 #define PD_REDUCE(fn, kind, op)                                                                        \
