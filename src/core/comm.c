@@ -22,6 +22,7 @@
 struct bf_comm {
   int size, rank;
   bool mpi;
+  bool exported; /* its handle was given out (bf_comm_fortran_handle): never freed */
 #if BOXFAB_HAVE_MPI
   MPI_Comm comm;
 #endif
@@ -156,7 +157,11 @@ void bf_comm_free(bf_comm *c) {
   if (!c) return;
 #if BOXFAB_HAVE_MPI
   int fin = 0;
-  if (c->mpi && MPI_Finalized(&fin) == MPI_SUCCESS && !fin) MPI_Comm_free(&c->comm);
+  /* an exported handle may outlive the instance (ParallelDescriptor.Communicator()
+   * wraps it in an mpi4py communicator that the script keeps): freeing it
+   * would make that object dangle (using it crashed in MPI); MPI_Finalize
+   * reclaims it, one per instance at most */
+  if (c->mpi && !c->exported && MPI_Finalized(&fin) == MPI_SUCCESS && !fin) MPI_Comm_free(&c->comm);
 #endif
   free(c);
 }
@@ -167,6 +172,7 @@ int bf_comm_fortran_handle(const bf_comm *c, int64_t *comm_f) {
                                 "started it and MPI was not initialized before initialize())"
                               : "boxfab was built without MPI");
 #if BOXFAB_HAVE_MPI
+  ((bf_comm *)c)->exported = true; /* see bf_comm_free (c is never the serial one here) */
   *comm_f = (int64_t)MPI_Comm_c2f(c->comm);
 #else
   *comm_f = BF_COMM_WORLD;

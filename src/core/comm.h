@@ -120,7 +120,9 @@ int bf_comm_alltoall_i64(const bf_comm *c, const int64_t *send, int64_t *recv);
 int bf_comm_create(int64_t comm_f, bf_comm **out);
 /* Release a communicator of bf_comm_create (NULL allowed). */
 void bf_comm_free(bf_comm *c);
-/* Fortran handle of c's MPI communicator (BF_ERROR_RUNTIME for the serial one). */
+/* Fortran handle of c's MPI communicator (BF_ERROR_RUNTIME for the serial one).
+ * A communicator whose handle was given out is not freed by bf_comm_free
+ * (the caller may keep using it after the instance ends). */
 int bf_comm_fortran_handle(const bf_comm *c, int64_t *comm_f);
 
 
