@@ -16,7 +16,10 @@ def to_df(self, local=True, comm=None, root_rank=0):
     tile's frame has index.name "idcpu".  local=True (or a build without
     MPI): the concatenation of this process's frames, None when there is no
     particle.  local=False with MPI: gathered to root_rank through mpi4py
-    (comm defaults to COMM_WORLD); other ranks get None."""
+    (comm defaults to the runtime instance's communicator,
+    ParallelDescriptor.Communicator(); pyAMReX: COMM_WORLD, which on an
+    instance of a split communicator gathers the other groups' particles
+    too); other ranks get None."""
     nlev = self.finest_level + 1  # RuntimeError after finalize(), before anything else
     import pandas as pd
 
@@ -45,10 +48,10 @@ def to_df(self, local=True, comm=None, root_rank=0):
             frames.append(df)
     if local:
         return pd.concat(frames) if frames else None
-    from mpi4py import MPI
-
     if comm is None:
-        comm = MPI.COMM_WORLD
+        import importlib
+
+        comm = importlib.import_module(type(self).__module__).ParallelDescriptor.Communicator()
     gathered = comm.gather(frames, root=root_rank)
     if comm.Get_rank() != root_rank:
         return None
