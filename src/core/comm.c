@@ -45,6 +45,16 @@ static int mpi_check(int rc, const char *what) {
   msg[len] = 0;
   BF_ERROR(BF_ERROR_RUNTIME, "%s failed: %s", what, len ? msg : "unknown MPI error");
 }
+/* MPI may be finalized under a live instance (a script's MPI.Finalize() before
+ * boxfab's finalize()): any MPI call then aborts the process ("called after
+ * MPI_FINALIZE"); every entry point that communicates checks first, so the
+ * script gets a RuntimeError instead. */
+static int mpi_usable(void) {
+  int fin = 0;
+  if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin) return BF_SUCCESS;
+  BF_ERROR(BF_ERROR_RUNTIME, "MPI has been finalized (MPI.Finalize() before boxfab's finalize()): boxfab cannot "
+                             "communicate any more");
+}
 #define MPI_CALL(call, what)                  \
   do {                                        \
     int mpi_rc_ = mpi_check((call), (what));  \
@@ -172,6 +182,7 @@ int bf_comm_fortran_handle(const bf_comm *c, int64_t *comm_f) {
                                 "started it and MPI was not initialized before initialize())"
                               : "boxfab was built without MPI");
 #if BOXFAB_HAVE_MPI
+  BF_CALL(mpi_usable());
   ((bf_comm *)c)->exported = true; /* see bf_comm_free (c is never the serial one here) */
   *comm_f = (int64_t)MPI_Comm_c2f(c->comm);
 #else
@@ -219,6 +230,7 @@ static int post(bf_comm_reqs *r, void *buf, size_t bytes, int peer, int tag, int
   BF_CHECK(id >= 0 && id < r->nids, BF_ERROR_RUNTIME, "message id %d out of [0, %d)", id, r->nids);
   BF_CHECK(peer >= 0 && peer < c->size, BF_ERROR_RUNTIME, "rank %d out of [0, %d)", peer, c->size);
   BF_CHECK(c->mpi, BF_ERROR_RUNTIME, "a message on the serial communicator");
+  BF_CALL(mpi_usable());
   size_t chunk = (size_t)INT_MAX & ~(size_t)63;
   int nchunks = bytes == 0 ? 1 : (int)((bytes + chunk - 1) / chunk);
   BF_CALL(reqs_grow(r, nchunks));
@@ -354,6 +366,7 @@ int bf_comm_reduce(const bf_comm *c, void *buf, int64_t n, bf_comm_type type, bf
 int bf_comm_barrier(const bf_comm *c) {
   if (!c->mpi) return BF_SUCCESS;
 #if BOXFAB_HAVE_MPI
+  BF_CALL(mpi_usable());
   MPI_CALL(MPI_Barrier(c->comm), "MPI_Barrier");
 #endif
   return BF_SUCCESS;
@@ -363,6 +376,7 @@ int bf_comm_bcast(const bf_comm *c, void *buf, size_t bytes, int root) {
   if (!c->mpi) return BF_SUCCESS;
   BF_CHECK(root >= 0 && root < c->size, BF_ERROR_VALUE, "root rank %d out of [0, %d)", root, c->size);
 #if BOXFAB_HAVE_MPI
+  BF_CALL(mpi_usable());
   size_t chunk = (size_t)INT_MAX & ~(size_t)63;
   for (size_t off = 0; off < bytes; off += chunk) {
     size_t len = bytes - off < chunk ? bytes - off : chunk;
@@ -380,6 +394,7 @@ int bf_comm_allgather(const bf_comm *c, const void *send, size_t bytes, void *re
     return BF_SUCCESS;
   }
 #if BOXFAB_HAVE_MPI
+  BF_CALL(mpi_usable());
   if (bytes <= (size_t)INT_MAX) {
     MPI_CALL(MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, c->comm), "MPI_Allgather");
     return BF_SUCCESS;
@@ -453,6 +468,7 @@ int bf_comm_alltoall_i64(const bf_comm *c, const int64_t *send, int64_t *recv) {
     return BF_SUCCESS;
   }
 #if BOXFAB_HAVE_MPI
+  BF_CALL(mpi_usable());
   MPI_CALL(MPI_Alltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, c->comm), "MPI_Alltoall");
 #endif
   return BF_SUCCESS;

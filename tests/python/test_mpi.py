@@ -66,3 +66,15 @@ def test_mpi_program(program, nranks):
     report = f"--- stdout\n{r.stdout[-6000:]}\n--- stderr\n{r.stderr[-6000:]}"
     assert r.returncode == 0, f"{program} on {nranks} ranks failed (exit {r.returncode})\n{report}"
     assert f"checks on {nranks} ranks" in r.stdout, report
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("nranks", [2, 4])
+def test_review_mpi_finalized(nranks):
+    """MPI.Finalize() by the script under a live instance: boxfab raises RuntimeError (it aborted the
+    process), and the script ends cleanly (tests/mpi/review_mpi_finalized.py)."""
+    r = mpirun("review_mpi_finalized.py", nranks, timeout=120)
+    report = f"--- stdout\n{r.stdout[-6000:]}\n--- stderr\n{r.stderr[-6000:]}"
+    assert r.returncode == 0, report
+    assert r.stdout.count("clean end") == nranks, report
+    assert r.stdout.count("fill_boundary: RuntimeError") == nranks, report
