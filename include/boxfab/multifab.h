@@ -117,6 +117,11 @@ BF_EXPORT bool bf_multifab_is_all_cell_centered(const bf_multifab *mf);
 BF_EXPORT bool bf_multifab_is_all_nodal(const bf_multifab *mf);
 /** Has data and its runtime is alive. */
 BF_EXPORT bool bf_multifab_ok(const bf_multifab *mf);
+/** The communicator of mf's runtime instance (which need not be the top one:
+ *  instances nest, each on its own communicator): *nprocs its number of ranks,
+ *  and, when it communicates through MPI and comm_f is not NULL, *comm_f its
+ *  Fortran handle (else BF_COMM_WORLD).  BF_ERROR_RUNTIME after its finalize(). */
+BF_EXPORT int bf_multifab_communicator(const bf_multifab *mf, int *nprocs, int64_t *comm_f);
 BF_EXPORT bool bf_multifab_is_allocated(const bf_multifab *mf);
 /** Borrowed buffer of all local data (NULL when not allocated). Runtime-checked. */
 BF_EXPORT int bf_multifab_buffer(const bf_multifab *mf, bf_buffer **buf);

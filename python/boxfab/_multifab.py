@@ -341,18 +341,19 @@ def _read_pieces(sel, views, dim, mini_lo, mini_hi, internal):
 
 
 def _communicator(mf):
-    """The mpi4py communicator of the runtime instance when it has several ranks,
-    else None (pyAMReX: ``Config.have_mpi`` and ``NProcs() > 1``)."""
+    """The mpi4py communicator of the MultiFab's runtime instance when it has
+    several ranks, else None (pyAMReX: ``Config.have_mpi`` and ``NProcs() > 1``)."""
     amr = _module_of(mf)
-    if not (amr.Config.have_mpi and amr.ParallelDescriptor.NProcs() > 1):
+    if not amr.Config.have_mpi:
         return None
+    # the MultiFab's own instance (pyAMReX uses COMM_WORLD, wrong on a split
+    # communicator; ParallelDescriptor is the top instance's, wrong for a
+    # MultiFab of an outer instance while a nested one runs on another
+    # communicator: each group then gathered only its own pieces)
     try:
-        import mpi4py.MPI  # noqa: F401
+        return mf._communicator()
     except ImportError as e:
         raise Exception("MultiFab.__getitem__ requires mpi4py") from e
-    # the instance's own communicator (pyAMReX uses COMM_WORLD, wrong on a split
-    # communicator: boxfab runs an instance on any communicator)
-    return amr.ParallelDescriptor.Communicator()
 
 
 def _getitem(self, index, with_internal_ghosts=False):

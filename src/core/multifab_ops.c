@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxfab/runtime.h"
 #include "comm.h"
 #include "fillboundary_impl.h"
 #include "multifab_impl.h"
@@ -152,6 +153,18 @@ int bf_multifab_clone(const bf_multifab *mf, bf_multifab **out) {
     BF_ERROR(BF_ERROR_RUNTIME, "copying the MultiFab's data failed");
   }
   *out = c;
+  return BF_SUCCESS;
+}
+
+int bf_multifab_communicator(const bf_multifab *mf, int *nprocs, int64_t *comm_f) {
+  BF_CHECK(mf != NULL && nprocs != NULL, BF_ERROR_VALUE, "NULL argument");
+  BF_CALL(bf_runtime_check(mf->runtime_id, "the MultiFab"));
+  const bf_comm *c = bf_comm_of(mf->runtime_id);
+  *nprocs = bf_comm_size(c);
+  if (comm_f) {
+    *comm_f = BF_COMM_WORLD;
+    if (bf_comm_is_mpi(c)) BF_CALL(bf_comm_fortran_handle(c, comm_f));
+  }
   return BF_SUCCESS;
 }
 

@@ -122,6 +122,9 @@ bool bfpy_dl_release(PyObject **exporter, void **copy, bf_buffer **dcopy);
 /* ---- error bridge ---------------------------------------------------------- */
 /* Raise the exception for C status `status` with bf_error_message(); returns NULL. */
 PyObject *bfpy_raise(int status);
+/* An mpi4py communicator (MPI.Comm.f2py) of Fortran handle h, after checking
+ * that mpi4py runs on boxfab's MPI (bfpy_runtime.c). */
+PyObject *bfpy_mpi4py_comm(int64_t h);
 /* -1 with the exception set when status != 0, else 0. */
 int bfpy_check(int status);
 /* Raise TypeError: "<func>: objects of different dimensions do not mix (...)". */

@@ -395,6 +395,21 @@ static PyObject *fa_ok(PyObject *self, PyObject *noargs) {
   return PyBool_FromLong(mf && bf_multifab_ok(mf));
 }
 
+/* _communicator() -> mpi4py communicator of the MultiFab's runtime instance, or
+ * None when it has one rank (the global indexing's collective reads). */
+static PyObject *fa_communicator(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  bf_multifab *mf;
+  if (fa_prop(self, &mf) < 0) return NULL;
+  if (!mf) Py_RETURN_NONE;
+  int nprocs = 1;
+  int64_t h = 0;
+  if (bfpy_check(bf_multifab_communicator(mf, &nprocs, NULL)) < 0) return NULL;
+  if (nprocs <= 1) Py_RETURN_NONE;
+  if (bfpy_check(bf_multifab_communicator(mf, &nprocs, &h)) < 0) return NULL;
+  return bfpy_mpi4py_comm(h);
+}
+
 static PyObject *fa_get_arena(PyObject *self, void *c) {
   (void)c;
   bf_multifab *mf;
@@ -505,6 +520,9 @@ static PyObject *fa_const_array(PyObject *self, PyObject *const *args, Py_ssize_
 static PyMethodDef fabarray_methods[] = {
     {"clear", fa_clear, METH_NOARGS, "clear() -> None: free all data (views keep the memory they view alive)."},
     {"ok", fa_ok, METH_NOARGS, "ok() -> bool: defined, holding data, and made under the live runtime."},
+    {"_communicator", fa_communicator, METH_NOARGS,
+     "_communicator() -> mpi4py.MPI.Comm | None: the communicator of the MultiFab's runtime instance (None with one "
+     "rank); used by global indexing."},
     {"array", FASTKW(fa_array),
      "array(mfi: MFIter, /) -> Array4: view of the FAB (valid + ghost cells, absolute indices) at the iterator's "
      "box; keeps the memory alive."},

@@ -270,6 +270,21 @@ static PyObject *pd_ioprocessor_number(PyObject *self, PyObject *noargs) {
 
 static int check_same_mpi(PyObject *mpi);
 
+/* An mpi4py communicator wrapping Fortran handle h (mpi4py on boxfab's MPI
+ * checked); ImportError without mpi4py. */
+PyObject *bfpy_mpi4py_comm(int64_t h) {
+  PyObject *mod = PyImport_ImportModule("mpi4py.MPI");
+  if (!mod) return NULL; /* ImportError: needs mpi4py */
+  PyObject *r = NULL;
+  if (check_same_mpi(mod) == 0) {
+    PyObject *comm = PyObject_GetAttrString(mod, "Comm");
+    if (comm) r = PyObject_CallMethod(comm, "f2py", "L", (long long)h);
+    Py_XDECREF(comm);
+  }
+  Py_DECREF(mod);
+  return r;
+}
+
 static PyObject *pd_communicator(PyObject *self, PyObject *noargs) {
   (void)self, (void)noargs;
   int64_t h;
@@ -277,21 +292,15 @@ static PyObject *pd_communicator(PyObject *self, PyObject *noargs) {
     PyErr_SetString(PyExc_RuntimeError, "ParallelDescriptor.Communicator(): boxfab is not initialized");
     return NULL;
   }
-  PyObject *mod = PyImport_ImportModule("mpi4py.MPI");
-  if (!mod) return NULL; /* ImportError: Communicator() needs mpi4py */
-  PyObject *r = NULL;
   if (!bf_parallel_uses_mpi()) { /* one process without MPI: mpi4py's world has one rank */
-    r = PyObject_GetAttrString(mod, "COMM_WORLD");
+    PyObject *mod = PyImport_ImportModule("mpi4py.MPI");
+    if (!mod) return NULL; /* ImportError: Communicator() needs mpi4py */
+    PyObject *r = PyObject_GetAttrString(mod, "COMM_WORLD");
     Py_DECREF(mod);
     return r;
   }
-  if (check_same_mpi(mod) == 0 && bfpy_check(bf_parallel_communicator(&h)) == 0) {
-    PyObject *comm = PyObject_GetAttrString(mod, "Comm");
-    if (comm) r = PyObject_CallMethod(comm, "f2py", "L", (long long)h);
-    Py_XDECREF(comm);
-  }
-  Py_DECREF(mod);
-  return r;
+  if (bfpy_check(bf_parallel_communicator(&h)) < 0) return NULL;
+  return bfpy_mpi4py_comm(h);
 }
 
 static PyObject *pd_barrier(PyObject *self, PyObject *noargs) {

@@ -112,5 +112,47 @@ def check_to_df_split_communicator():
         sub.Free()
 
 
+def check_getitem_outer_instance():
+    """mf[...] gathered over ParallelDescriptor's communicator (the top
+    instance's): for a MultiFab of an outer instance on COMM_WORLD read while
+    a nested instance on a split communicator is on top, each group gathered
+    only its own pieces (wrong values, e.g. half the sum).  It gathers over the
+    MultiFab's own instance now."""
+    me = rank()
+    a = amr.initialize(["amrex.verbose=0"])
+    sub = MPI.COMM_WORLD.Split(me % 2, me)
+    try:
+        ba = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(7, 7, 7)))
+        ba.max_size(4)
+        mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, 0)
+        for mfi in mf:
+            arr = mf.array(mfi).to_numpy(copy=False)
+            bx = mfi.validbox()
+            i, j, k = np.meshgrid(*[np.arange(bx.small_end[d], bx.big_end[d] + 1) for d in range(3)], indexing="ij")
+            arr[..., 0] = 1.0 + i + 10 * j + 100 * k
+        i, j, k = np.meshgrid(np.arange(8), np.arange(8), np.arange(8), indexing="ij")
+        expect = 1.0 + i + 10 * j + 100 * k
+        assert np.array_equal(mf[...], expect)
+        b = amr.initialize(["amrex.verbose=0"], sub)
+        try:
+            with watchdog():
+                got = mf[...]
+            assert np.array_equal(got, expect), float(np.sum(got))
+            assert mf.sum(0) == float(np.sum(expect))
+            # the nested instance's own MultiFab gathers over its group
+            mf2 = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, 0)
+            mf2.set_val(2.0)
+            with watchdog():
+                assert np.array_equal(mf2[...], np.full((8, 8, 8), 2.0))
+            del mf2
+        finally:
+            amr.finalize(b)
+        del mf
+    finally:
+        amr.finalize(a)
+        sub.Free()
+
+
 if __name__ == "__main__":
-    run([check_reduce_bad_value_on_one_rank, check_communicator_after_finalize, check_to_df_split_communicator])
+    run([check_reduce_bad_value_on_one_rank, check_communicator_after_finalize, check_to_df_split_communicator,
+         check_getitem_outer_instance])
