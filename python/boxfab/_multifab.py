@@ -40,8 +40,8 @@ asserts or would return wrong data:
   only that first pass, and the 4-D (x, y, z, component) result is returned
   unsqueezed; otherwise ``array.squeeze()[()]``; ``np.zeros(0)`` when no fab
   matched.  With MPI (``Config.have_mpi`` and more than one rank) the pieces
-  are ``allgather``-ed with mpi4py over the runtime instance's communicator
-  (``ParallelDescriptor.Communicator()``; pyAMReX: COMM_WORLD) and placed in
+  are ``allgather``-ed with mpi4py over the communicator of the MultiFab's
+  runtime instance (``mf._communicator()``; pyAMReX: COMM_WORLD) and placed in
   global box order (pyAMReX: rank order), so every rank gets the one-rank
   result; a read is collective (every rank must make it);
 * write: local only (pyAMReX): each rank writes the cells of its own fabs, so
