@@ -352,14 +352,18 @@ int bf_comm_reduce(const bf_comm *c, void *buf, int64_t n, bf_comm_type type, bf
   size_t bytes = (size_t)n * es;
   /* gather everyone's values, then combine in rank order: deterministic and
    * (with root < 0) identical on every rank, whatever MPI's reduction order */
-  char *all = malloc(bytes * (size_t)c->size);
+  /* small reductions (every scalar one) use the stack: no allocation that could fail on one rank
+   * only and leave the others waiting in the gather */
+  char stackbuf[8192];
+  size_t need = bytes * (size_t)c->size;
+  char *all = need <= sizeof stackbuf ? stackbuf : malloc(need);
   BF_CHECK(all != NULL, BF_ERROR_MEMORY, "out of memory for a reduction of %lld values", (long long)n);
   int err = bf_comm_allgather(c, buf, bytes, all);
   if (!err && (root < 0 || root == c->rank)) {
     memcpy(buf, all, bytes);
     for (int r = 1; r < c->size; ++r) combine(buf, all + (size_t)r * bytes, n, type, op);
   }
-  free(all);
+  if (all != stackbuf) free(all);
   return err;
 }
 

@@ -278,8 +278,13 @@ static PyObject *pfd_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   }
   bf_plotfile_data *h = NULL;
   int st;
-  Py_BEGIN_ALLOW_THREADS st = bf_plotfile_data_open(p, &h);
-  Py_END_ALLOW_THREADS Py_DECREF(ps);
+  if (bf_parallel_uses_mpi()) { /* collective: MPI is called from one thread at a time (SERIALIZED) */
+    st = bf_plotfile_data_open(p, &h);
+  } else {
+    Py_BEGIN_ALLOW_THREADS st = bf_plotfile_data_open(p, &h);
+    Py_END_ALLOW_THREADS
+  }
+  Py_DECREF(ps);
   if (st) return bfpy_raise(st);
   if (bf_plotfile_data_dim(h) != dim) {
     int fd = bf_plotfile_data_dim(h);
@@ -458,8 +463,13 @@ static PyObject *pfd_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   }
   bf_multifab *mf = NULL;
   int st;
-  Py_BEGIN_ALLOW_THREADS st = bf_plotfile_data_get(PFD(self)->p, l, comp, &mf);
-  Py_END_ALLOW_THREADS if (st) return bfpy_raise(st);
+  if (bf_parallel_uses_mpi()) { /* collective: the GIL stays held (MPI_THREAD_SERIALIZED) */
+    st = bf_plotfile_data_get(PFD(self)->p, l, comp, &mf);
+  } else {
+    Py_BEGIN_ALLOW_THREADS st = bf_plotfile_data_get(PFD(self)->p, l, comp, &mf);
+    Py_END_ALLOW_THREADS
+  }
+  if (st) return bfpy_raise(st);
   PyTypeObject *t = bfpy_types[PFD(self)->dim][BFPY_T_MULTIFAB];
   PyObject *o = t->tp_alloc(t, 0);
   if (!o) {
@@ -564,6 +574,8 @@ static PyObject *vm_read(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
   bf_multifab *fresh = NULL;
   if (mf) { /* into the caller's MultiFab: the GIL stays held (see VisMF.Write) */
     st = bf_vismf_read(mf, p);
+  } else if (bf_parallel_uses_mpi()) { /* collective: the GIL stays held (MPI_THREAD_SERIALIZED) */
+    st = bf_vismf_read_new(p, &fresh);
   } else {
     Py_BEGIN_ALLOW_THREADS st = bf_vismf_read_new(p, &fresh);
     Py_END_ALLOW_THREADS
