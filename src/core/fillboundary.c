@@ -260,13 +260,17 @@ static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, cons
   const bf_comm *comm = bf_comm_of(dst->runtime_id);
   BF_CHECK(!src || bf_comm_of(src->runtime_id) == comm, BF_ERROR_VALUE,
            "ghost exchange: MultiFabs of different runtime instances");
-  BF_CHECK(bf_backend_host_sync(be) == 0, BF_ERROR_RUNTIME, "ghost exchange: waiting for the device failed");
+  /* a failure on this rank alone (device, memory) is carried to the agreement below, never returned early:
+   * the other ranks would wait for this rank's messages */
+  int err = BF_SUCCESS;
+  if (bf_backend_host_sync(be) != 0)
+    err = bf_error_set(BF_ERROR_RUNTIME, __func__, "ghost exchange: waiting for the device failed");
   bool reads = op != BF_KOP_PLUS_S && src;
   size_t es = dst->dtype == BF_DTYPE_DOUBLE ? sizeof(double) : sizeof(int);
   bf_multifab *snap = NULL;
-  if (stage && reads && (p->nitems > 0 || p->nlate > 0 || p->nsitems > 0)) {
-    BF_CALL(bf_multifab_clone(src, &snap)); /* every item reads the values from before the call */
-    src = snap;
+  if (!err && stage && reads && (p->nitems > 0 || p->nlate > 0 || p->nsitems > 0)) {
+    err = bf_multifab_clone(src, &snap); /* every item reads the values from before the call */
+    if (!err) src = snap;
   }
   bool device = be->exchange == NULL;
   bool aware = device && bf_comm_cuda_aware();
@@ -277,30 +281,19 @@ static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, cons
   bf_ktask *t = NULL;
   bf_comm_reqs rq;
   bool rq_made = false;
-  int err = BF_SUCCESS;
   int64_t ntmax = p->nsitems > p->nritems ? p->nsitems : p->nritems;
   if (p->nlate > ntmax) ntmax = p->nlate;
-  t = malloc((size_t)(ntmax > 0 ? ntmax : 1) * sizeof *t);
-  if (!t) {
+  if (!err && !(t = malloc((size_t)(ntmax > 0 ? ntmax : 1) * sizeof *t)))
     err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory in the ghost exchange");
-    goto done;
-  }
-  if (nsm + nrm > 0) {
+  if (!err && nsm + nrm > 0) {
     err = bufs_get(p, device ? be : NULL, aware, sbytes, rbytes, &b);
-    if (err) goto done;
-    err = bf_comm_reqs_init(&rq, comm, nrm + nsm);
-    if (err) goto done;
-    rq_made = true;
+    if (!err) err = bf_comm_reqs_init(&rq, comm, nrm + nsm);
+    if (!err) rq_made = true;
   }
   char *sdev = b ? (device ? b->sdev : b->shost) : NULL, *rdev = b ? (device ? b->rdev : b->rhost) : NULL;
   char *swire = b ? (aware ? b->sdev : b->shost) : NULL, *rwire = b ? (aware ? b->rdev : b->rhost) : NULL;
   size_t pb = (size_t)ncomp * es; /* bytes per point of a block */
-  /* 1. receives */
-  for (int m = 0; m < nrm && !err; ++m) {
-    const bf_plan_msg *M = &p->rmsg[m];
-    err = bf_comm_irecv(&rq, rwire + (size_t)M->pos0 * pb, (size_t)M->points * pb, M->peer, BF_TAG_EXCHANGE, m);
-  }
-  /* 2. pack and send */
+  /* 1. pack (every step that can fail on this rank alone comes before the first message) */
   if (!err && nsm > 0) {
     for (int64_t i = 0; i < p->nsitems; ++i) {
       const bf_copy_item *it = &p->sitems[i];
@@ -315,15 +308,30 @@ static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, cons
     if (be->elementwise(&g, p->nsitems, t, 0, NULL)) err = BF_ERROR_MEMORY;
     if (!err && device && be->synchronize() != 0) err = BF_ERROR_RUNTIME;
     if (!err && device && !aware && be->copy_sync(b->shost, b->sdev, sbytes) != 0) err = BF_ERROR_RUNTIME;
-    for (int m = 0; m < nsm && !err; ++m) {
-      const bf_plan_msg *M = &p->smsg[m];
-      err = bf_comm_isend(&rq, swire + (size_t)M->pos0 * pb, (size_t)M->points * pb, M->peer, BF_TAG_EXCHANGE,
-                          nrm + m);
-    }
   }
-  /* 3. local items while the messages travel */
+  /* fault injection for the tests (tests/mpi/mpi_exchange_faults.py): BOXFAB_FAULT_EXCHANGE_RANK=r makes
+   * rank r fail here, as an allocation failing on that rank alone would */
+  const char *fault = getenv("BOXFAB_FAULT_EXCHANGE_RANK");
+  if (!err && fault && *fault && atoi(fault) == bf_comm_rank(comm))
+    err = bf_error_set(BF_ERROR_MEMORY, __func__, "ghost exchange: failure injected on rank %d (BOXFAB_FAULT_EXCHANGE_RANK)",
+                       bf_comm_rank(comm));
+  /* 2. every rank ready, or every rank raises the first failure: a rank that failed above never leaves
+   * the others waiting for its messages (one small collective per call) */
+  if (err == BF_ERROR_MEMORY && !bf_error_code()) bf_error_set(err, __func__, "out of memory in the ghost exchange");
+  err = bf_comm_agree(comm, err);
+  /* 3. receives, then sends */
+  for (int m = 0; m < nrm && !err; ++m) {
+    const bf_plan_msg *M = &p->rmsg[m];
+    err = bf_comm_irecv(&rq, rwire + (size_t)M->pos0 * pb, (size_t)M->points * pb, M->peer, BF_TAG_EXCHANGE, m);
+  }
+  for (int m = 0; m < nsm && !err; ++m) {
+    const bf_plan_msg *M = &p->smsg[m];
+    err = bf_comm_isend(&rq, swire + (size_t)M->pos0 * pb, (size_t)M->points * pb, M->peer, BF_TAG_EXCHANGE,
+                        nrm + m);
+  }
+  /* 4. local items while the messages travel */
   if (!err) err = run_plan(p, op, s0, dst, src, scomp, dcomp, ncomp, false, false);
-  /* 4. received items */
+  /* 5. received items */
   bf_kargs g = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .acomp = 0, .bcomp = 0};
   if (!err && p->free_order) {
     /* each message as it arrives (no receive item meets another's points) */
@@ -394,7 +402,6 @@ static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, cons
     xstats[4] += (int64_t)sbytes, xstats[5] += nsm;
     pthread_mutex_unlock(&xstats_lock);
   }
-done:
   if (rq_made) bf_comm_reqs_free(&rq); /* waits for what is still pending */
   if (b) bufs_put(p, b);
   free(t);
