@@ -7,7 +7,7 @@ import numpy as np
 from mpi4py import MPI
 
 import boxfab.space3d as amr
-from mpi_harness import rank, run, size
+from mpi_harness import assign, rank, run, size
 
 pd = amr.ParallelDescriptor
 
@@ -126,10 +126,10 @@ def check_getitem_outer_instance():
         ba.max_size(4)
         mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, 0)
         for mfi in mf:
-            arr = mf.array(mfi).to_numpy(copy=False)
+            arr = mf.array(mfi).to_xp()  # NumPy, or CuPy for device memory
             bx = mfi.validbox()
             i, j, k = np.meshgrid(*[np.arange(bx.small_end[d], bx.big_end[d] + 1) for d in range(3)], indexing="ij")
-            arr[..., 0] = 1.0 + i + 10 * j + 100 * k
+            assign(arr[..., 0], 1.0 + i + 10 * j + 100 * k)
         i, j, k = np.meshgrid(np.arange(8), np.arange(8), np.arange(8), indexing="ij")
         expect = 1.0 + i + 10 * j + 100 * k
         assert np.array_equal(mf[...], expect)
