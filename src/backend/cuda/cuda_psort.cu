@@ -22,13 +22,13 @@
 
 #include "boxfab/base.h"
 #include "cuda_impl.h"
+#include "cuda_pimage.cuh"
 #include "plocate.h"
 
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = int64_t(1) << 30;
-#define BF_PSORT_MAX_LEVELS 64
 
 int fail(cudaError_t e, const char *what) {
   (void)cudaGetLastError();
@@ -59,69 +59,9 @@ void keep_pool(void) {
   done[dev] = true;
 }
 
-/* A host image being packed (as cuda_particles.cu's): append bytes, get their offset. */
-struct image {
-  char *h = nullptr;
-  size_t n = 0, cap = 0;
-  bool bad = false;
-  size_t add(const void *src, size_t bytes) {
-    size_t off = (n + 15) / 16 * 16;
-    if (off + bytes > cap) {
-      size_t nc = cap ? cap : 4096;
-      while (nc < off + bytes) nc *= 2;
-      char *p = (char *)realloc(h, nc);
-      if (!p) {
-        bad = true;
-        return 0;
-      }
-      h = p, cap = nc;
-    }
-    if (bytes) {
-      if (src) memcpy(h + off, src, bytes);
-      else memset(h + off, 0, bytes);
-    }
-    n = off + bytes;
-    return off;
-  }
-  ~image() { free(h); }
-};
+using bf_cuda_pimage::image;
 
-/* The locator tables of levels 0..lev_max packed into an image, pointed at its device copy by fix(). */
-struct packed_loc {
-  int nlev = 0;
-  bf_ploc_level levs[BF_PSORT_MAX_LEVELS];
-  size_t bs[BF_PSORT_MAX_LEVELS], bg[BF_PSORT_MAX_LEVELS], be[BF_PSORT_MAX_LEVELS], gr[BF_PSORT_MAX_LEVELS];
-  size_t levs_off = 0;
-  bool pack(image &im, const bf_plocate *loc) {
-    nlev = loc->lev_max + 1;
-    if (nlev > BF_PSORT_MAX_LEVELS) return false;
-    for (int l = 0; l < nlev; ++l) {
-      const bf_ploc_level *L = &loc->levels[l];
-      levs[l] = *L;
-      int64_t nb = (int64_t)L->nbins[0] * L->nbins[1] * L->nbins[2];
-      int64_t ng = L->bin_start && nb > 0 ? L->bin_start[nb] : 0;
-      bs[l] = L->bin_start ? im.add(L->bin_start, (size_t)(nb + 1) * sizeof(int64_t)) : 0;
-      bg[l] = L->bin_grid && ng > 0 ? im.add(L->bin_grid, (size_t)ng * sizeof(int32_t)) : 0;
-      be[l] = L->bin_exact && nb > 0 ? im.add(L->bin_exact, (size_t)nb * sizeof(int32_t)) : 0;
-      gr[l] = L->grids && L->ngrids > 0 ? im.add(L->grids, (size_t)L->ngrids * sizeof(bf_ploc_grid)) : 0;
-    }
-    levs_off = im.add(nullptr, (size_t)nlev * sizeof(bf_ploc_level));
-    return !im.bad;
-  }
-  bf_plocate fix(image &im, const bf_plocate *loc, char *d) {
-    bf_ploc_level *hl = (bf_ploc_level *)(im.h + levs_off);
-    for (int l = 0; l < nlev; ++l) {
-      hl[l] = levs[l];
-      hl[l].bin_start = levs[l].bin_start ? (const int64_t *)(d + bs[l]) : nullptr;
-      hl[l].bin_grid = levs[l].bin_grid ? (const int32_t *)(d + bg[l]) : nullptr;
-      hl[l].bin_exact = levs[l].bin_exact ? (const int32_t *)(d + be[l]) : nullptr;
-      hl[l].grids = levs[l].grids ? (const bf_ploc_grid *)(d + gr[l]) : nullptr;
-    }
-    bf_plocate dl = *loc;
-    dl.levels = (const bf_ploc_level *)(d + levs_off);
-    return dl;
-  }
-};
+using bf_cuda_pimage::packed_loc;
 
 /* What a plan holds: one device block, carved up. */
 struct plan {
