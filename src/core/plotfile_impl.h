@@ -80,4 +80,10 @@ void bf_pf_mfhdr_clear(bf_pf_mfhdr *L);
  * on the host. */
 int bf_pf_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out, const bf_mf_fab *dst, double *host);
 
+/* Read every local FAB of mf (its ncomp components: comp as above) with
+ * bf_pf_read_fab, through a host staging buffer where mf's memory is not
+ * host-accessible; `who` names the caller in an out-of-memory message.  This
+ * rank's part only: the callers agree on the outcome across ranks. */
+int bf_pf_read_local_fabs(const bf_pf_mfhdr *L, int comp, bf_multifab *mf, const char *who);
+
 #endif

@@ -753,16 +753,8 @@ static int pfr_check_sizes(const bf_pf_mfhdr *L) {
   return BF_SUCCESS;
 }
 
-int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_multifab **out) {
-  PFR_LEVEL(p, level);
-  BF_CHECK(p->ncomp > 0, BF_ERROR_RUNTIME, "the plotfile '%s' has no variables", p->path);
-  BF_CHECK(comp >= -1 && comp < p->ncomp, BF_ERROR_INDEX, "component %d is outside [0, %d)", comp, p->ncomp);
-  const pfr_level *L = &p->lev[level];
-  int nc = comp >= 0 ? 1 : p->ncomp;
-  BF_CALL(pfr_check_sizes(L));
-  bf_multifab *mf = NULL;
-  BF_CALL(bf_multifab_create(L->ba, L->dm, nc, L->ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf));
-  int err = bf_multifab_set_val_all(mf, 0.0);
+int bf_pf_read_local_fabs(const bf_pf_mfhdr *L, int comp, bf_multifab *mf, const char *who) {
+  int nc = bf_multifab_ncomp(mf), err = BF_SUCCESS;
   bool host = bf_arena_is_host_accessible(bf_multifab_arena(mf));
   double *stage = NULL;
   for (int64_t li = 0; !err && li < bf_multifab_nlocal(mf); ++li) {
@@ -773,7 +765,7 @@ int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_mult
     if (!host) {
       double *s = realloc(stage, bytes ? bytes : 1);
       if (!s) {
-        err = bf_error_set(BF_ERROR_MEMORY, "PlotFileData", "out of memory");
+        err = bf_error_set(BF_ERROR_MEMORY, who, "out of memory");
         break;
       }
       stage = s;
@@ -784,6 +776,20 @@ int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_mult
     if (!err && !host) err = bf_gpu_memcpy(f.data, stage, bytes);
   }
   free(stage);
+  return err;
+}
+
+int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_multifab **out) {
+  PFR_LEVEL(p, level);
+  BF_CHECK(p->ncomp > 0, BF_ERROR_RUNTIME, "the plotfile '%s' has no variables", p->path);
+  BF_CHECK(comp >= -1 && comp < p->ncomp, BF_ERROR_INDEX, "component %d is outside [0, %d)", comp, p->ncomp);
+  const pfr_level *L = &p->lev[level];
+  int nc = comp >= 0 ? 1 : p->ncomp;
+  BF_CALL(pfr_check_sizes(L));
+  bf_multifab *mf = NULL;
+  BF_CALL(bf_multifab_create(L->ba, L->dm, nc, L->ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf));
+  int err = bf_multifab_set_val_all(mf, 0.0);
+  if (!err) err = bf_pf_read_local_fabs(L, comp, mf, "PlotFileData");
   err = bf_comm_agree(bf_pf_comm_of_mf(mf), err); /* each rank read its own boxes: one failure fails all */
   if (err) {
     bf_multifab_destroy(&mf);

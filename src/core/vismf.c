@@ -170,33 +170,6 @@ done:
   return err;
 }
 
-/* Read every local FAB of mf from the parsed header L. */
-static int vm_read_fabs(bf_multifab *mf, const bf_pf_mfhdr *L) {
-  int nc = bf_multifab_ncomp(mf), err = BF_SUCCESS;
-  bool host = bf_arena_is_host_accessible(bf_multifab_arena(mf));
-  double *stage = NULL;
-  for (int64_t li = 0; !err && li < bf_multifab_nlocal(mf); ++li) {
-    bf_mf_fab f;
-    if ((err = bf_multifab_local_fab(mf, li, &f))) break;
-    size_t bytes = (size_t)f.stride[2] * (size_t)nc * sizeof(double);
-    double *dst = f.data;
-    if (!host) {
-      double *s = realloc(stage, bytes ? bytes : 1);
-      if (!s) {
-        err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Read", "out of memory");
-        break;
-      }
-      stage = s;
-      if ((err = bf_gpu_memcpy(stage, f.data, bytes))) break;
-      dst = stage;
-    }
-    err = bf_pf_read_fab(L, (int)f.index, -1, nc, &f, dst);
-    if (!err && !host) err = bf_gpu_memcpy(f.data, stage, bytes);
-  }
-  free(stage);
-  return err;
-}
-
 static int vm_open(const char *name, int dim, bf_pf_mfhdr *L) {
   BF_CALL(vm_check_name(name));
   char *h = vm_cat(name, "_H");
@@ -235,7 +208,7 @@ int bf_vismf_read(bf_multifab *mf, const char *name) {
     }
     err = bf_error_set(BF_ERROR_VALUE, "VisMF::Read", "'%s_H' has %s) ghost cells, the MultiFab %s)", name, a, b);
   } else {
-    err = vm_read_fabs(mf, &L);
+    err = bf_pf_read_local_fabs(&L, -1, mf, "VisMF::Read");
   }
   bf_pf_mfhdr_clear(&L);
   return bf_comm_agree(bf_pf_comm_of_mf(mf), err); /* a FAB that failed on one rank fails every rank */
@@ -252,7 +225,7 @@ int bf_vismf_read_new(const char *name, bf_multifab **out) {
   else if (L.nbox < 1)
     err = bf_error_set(BF_ERROR_VALUE, "VisMF::Read", "'%s_H' holds no boxes", name);
   else if (!(err = bf_multifab_create(L.ba, L.dm, L.ncomp, L.ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf)))
-    err = vm_read_fabs(mf, &L);
+    err = bf_pf_read_local_fabs(&L, -1, mf, "VisMF::Read");
   bf_pf_mfhdr_clear(&L);
   err = bf_comm_agree(bf_comm_top(), err); /* a FAB that failed on one rank fails every rank */
   if (err) {
