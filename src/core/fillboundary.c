@@ -285,6 +285,18 @@ static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, cons
   if (p->nlate > ntmax) ntmax = p->nlate;
   if (!err && !(t = malloc((size_t)(ntmax > 0 ? ntmax : 1) * sizeof *t)))
     err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory in the ghost exchange");
+  /* host memory: packing and unpacking run the plan's compiled block copies (bf_plan_exec), the blocks of
+   * the message buffers at these byte offsets */
+  const bf_plan_exec *ex = NULL;
+  size_t *soffs = NULL, *roffs = NULL;
+  if (!err && !device && reads && (p->nsitems > 0 || p->nritems > 0)) {
+    err = bf_plan_exec_get(p, dst, src, &ex);
+    if (!err && (!(soffs = malloc((size_t)(p->nsitems + 1) * sizeof *soffs)) ||
+                 !(roffs = malloc((size_t)(p->nritems + 1) * sizeof *roffs))))
+      err = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory in the ghost exchange");
+    for (int64_t i = 0; !err && i < p->nsitems; ++i) soffs[i] = (size_t)p->spos[i] * (size_t)ncomp * es;
+    for (int64_t i = 0; !err && i < p->nritems; ++i) roffs[i] = (size_t)p->rpos[i] * (size_t)ncomp * es;
+  }
   if (!err && nsm + nrm > 0) {
     err = bufs_get(p, device ? be : NULL, aware, sbytes, rbytes, &b);
     if (!err) err = bf_comm_reqs_init(&rq, comm, nrm + nsm);
@@ -294,7 +306,11 @@ static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, cons
   char *swire = b ? (aware ? b->sdev : b->shost) : NULL, *rwire = b ? (aware ? b->rdev : b->rhost) : NULL;
   size_t pb = (size_t)ncomp * es; /* bytes per point of a block */
   /* 1. pack (every step that can fail on this rank alone comes before the first message) */
-  if (!err && nsm > 0) {
+  if (!err && nsm > 0 && ex) {
+    bf_xargs g = {.op = BF_KOP_COPY, .type = bf_ktype_of(dst->dtype), .ncomp = ncomp, .dcomp = 0, .scomp = scomp,
+                  .dbase = sdev, .doffs = soffs, .sbase = bf_buffer_data(src->buffer), .soffs = src->offsets};
+    if (be->exchange(&g, &ex->sunits)) err = BF_ERROR_MEMORY;
+  } else if (!err && nsm > 0) {
     for (int64_t i = 0; i < p->nsitems; ++i) {
       const bf_copy_item *it = &p->sitems[i];
       bf_box_pad3(&it->region, t[i].lo, t[i].hi);
@@ -356,6 +372,12 @@ static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, cons
         err = BF_ERROR_RUNTIME;
         break;
       }
+      if (ex) {
+        bf_xargs x = {.op = op, .type = bf_ktype_of(dst->dtype), .s0 = s0, .ncomp = ncomp, .dcomp = dcomp, .scomp = 0,
+                      .dbase = bf_buffer_data(dst->buffer), .doffs = dst->offsets, .sbase = rdev, .soffs = roffs};
+        if (be->exchange(&x, &ex->runits[id])) err = BF_ERROR_MEMORY;
+        continue;
+      }
       bf_ktask *tm = t + M->start;
       for (int64_t i = M->start; i < M->end; ++i) {
         const bf_copy_item *it = &p->ritems[i];
@@ -404,7 +426,7 @@ static int run_distributed(bf_plan *p, int op, double s0, bf_multifab *dst, cons
   }
   if (rq_made) bf_comm_reqs_free(&rq); /* waits for what is still pending */
   if (b) bufs_put(p, b);
-  free(t);
+  free(t), free(soffs), free(roffs);
   bf_multifab_destroy(&snap);
   if (err == BF_ERROR_MEMORY && !bf_error_code()) bf_error_set(err, __func__, "out of memory in the ghost exchange");
   return err;

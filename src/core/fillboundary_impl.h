@@ -47,6 +47,16 @@ typedef struct bf_plan_exec {
   int64_t *pstart, *pprefix;       /* units of `pack`: one task each */
   bf_xlist run, packs, unpacks;
   int64_t points; /* sum of the tasks' points */
+  /* distributed plans: `spack` packs send item i (source fab -> "fab" i of
+   * the send buffer, a dense block per component), `runpack` unpacks
+   * receive item i ("fab" i of the receive buffer -> destination fab); the
+   * caller gives the blocks' byte offsets.  Units are single tasks: sunits
+   * covers every send item, runits[m] the receive items of message m
+   * (prefixes from 0 within each message). */
+  bf_xtask *spack, *runpack;
+  int64_t *sstart, *spref, *rstart, *rpref;
+  bf_xlist sunits;
+  bf_xlist *runits;
 } bf_plan_exec;
 
 /* The element-wise form of a plan for backends without an exchange kernel

@@ -800,6 +800,7 @@ static void exec_free(bf_plan_exec *e) {
   if (!e) return;
   free(e->tasks), free(e->pack), free(e->unpack);
   free(e->ustart), free(e->uprefix), free(e->gstart), free(e->gprefix), free(e->pstart), free(e->pprefix);
+  free(e->spack), free(e->runpack), free(e->sstart), free(e->spref), free(e->rstart), free(e->rpref), free(e->runits);
   free(e);
 }
 
@@ -812,6 +813,61 @@ static void prefix_of(const bf_xtask *tasks, const int64_t *ustart, int64_t nuni
     for (int64_t t = ustart[u]; t < ustart[u + 1]; ++t) pts += task_points(&tasks[t]);
     prefix[u + 1] = prefix[u] + pts;
   }
+}
+
+/* The pack and unpack tasks of a distributed plan (bf_plan_exec). */
+static int exec_build_dist(const bf_plan *p, const bf_multifab *dst, const bf_multifab *src, bf_plan_exec *e) {
+  size_t ns = (size_t)p->nsitems, nr = (size_t)p->nritems, nm = (size_t)p->nrmsg;
+  e->spack = malloc((ns > 0 ? ns : 1) * sizeof *e->spack);
+  e->runpack = malloc((nr > 0 ? nr : 1) * sizeof *e->runpack);
+  e->sstart = malloc((ns + 1) * sizeof *e->sstart);
+  e->spref = malloc((ns + 1) * sizeof *e->spref);
+  e->rstart = malloc((nr + 1) * sizeof *e->rstart);
+  e->rpref = malloc((nr + nm + 1) * sizeof *e->rpref);
+  e->runits = malloc((nm > 0 ? nm : 1) * sizeof *e->runits);
+  BF_CHECK(e->spack && e->runpack && e->sstart && e->spref && e->rstart && e->rpref && e->runits, BF_ERROR_MEMORY,
+           "out of memory for a copy plan");
+  for (int64_t i = 0; i < p->nsitems; ++i) {
+    const bf_copy_item *it = &p->sitems[i];
+    int lo[3], hi[3], slo[3];
+    bf_box_pad3(&it->region, lo, hi);
+    for (int d = 0; d < 3; ++d) slo[d] = lo[d] - it->shift[d];
+    bf_kview sv;
+    bf_mf_kview(src, it->src_li, &sv);
+    bf_xtask t = {.dfab = i, .sfab = it->src_li, .doff = 0, .soff = view_offset(&sv, slo),
+                  .nx = (int64_t)hi[0] - lo[0] + 1, .ny = (int64_t)hi[1] - lo[1] + 1, .nz = (int64_t)hi[2] - lo[2] + 1,
+                  .sjs = sv.js, .sks = sv.ks, .sns = sv.ns};
+    t.djs = t.nx, t.dks = t.nx * t.ny, t.dns = t.nx * t.ny * t.nz;
+    fuse_rows(&t);
+    e->spack[i] = t;
+    e->sstart[i] = i;
+  }
+  e->sstart[ns] = (int64_t)ns;
+  prefix_of(e->spack, e->sstart, p->nsitems, e->spref);
+  e->sunits = (bf_xlist){.tasks = e->spack, .nunits = p->nsitems, .ustart = e->sstart, .uprefix = e->spref};
+  for (int64_t i = 0; i < p->nritems; ++i) {
+    const bf_copy_item *it = &p->ritems[i];
+    int lo[3], hi[3];
+    bf_box_pad3(&it->region, lo, hi);
+    bf_kview dv;
+    bf_mf_kview(dst, it->dst_li, &dv);
+    bf_xtask t = {.dfab = it->dst_li, .sfab = i, .doff = view_offset(&dv, lo), .soff = 0,
+                  .nx = (int64_t)hi[0] - lo[0] + 1, .ny = (int64_t)hi[1] - lo[1] + 1, .nz = (int64_t)hi[2] - lo[2] + 1,
+                  .djs = dv.js, .dks = dv.ks, .dns = dv.ns};
+    t.sjs = t.nx, t.sks = t.nx * t.ny, t.sns = t.nx * t.ny * t.nz;
+    fuse_rows(&t);
+    e->runpack[i] = t;
+    e->rstart[i] = i;
+  }
+  e->rstart[nr] = (int64_t)nr;
+  for (int m = 0; m < p->nrmsg; ++m) {
+    const bf_plan_msg *M = &p->rmsg[m];
+    int64_t *pref = e->rpref + M->start + m;
+    prefix_of(e->runpack + M->start, e->rstart, M->end - M->start, pref); /* rstart[u+1]-rstart[u] == 1 */
+    e->runits[m] = (bf_xlist){.tasks = e->runpack, .nunits = M->end - M->start, .ustart = e->rstart + M->start,
+                              .uprefix = pref};
+  }
+  return BF_SUCCESS;
 }
 
 static int exec_build(const bf_plan *p, const bf_multifab *dst, const bf_multifab *src, bf_plan_exec **out) {
@@ -888,6 +944,10 @@ static int exec_build(const bf_plan *p, const bf_multifab *dst, const bf_multifa
                       .pairs = p->free_order};
   e->unpacks = (bf_xlist){.tasks = e->unpack, .nunits = p->ngroups, .ustart = e->gstart, .uprefix = e->gprefix};
   e->packs = (bf_xlist){.tasks = e->pack, .nunits = p->nitems, .ustart = e->pstart, .uprefix = e->pprefix};
+  if (p->distributed && (err = exec_build_dist(p, dst, src, e))) {
+    exec_free(e);
+    return err;
+  }
   *out = e;
   return BF_SUCCESS;
 }
