@@ -13,7 +13,8 @@
 3. Per-box overhead of `for mfi in mf: mf.array(mfi).to_numpy()` minus
    NumPy's own cost of making a view of the same shape (arr[...].T on a 4-D
    array, and np.lib.stride_tricks.as_strided for comparison), microseconds
-   per box.
+   per box; and of `mf.array(mfi).__array_interface__` (what a consumer
+   asks for per box) against NumPy making a view and its interface dict.
 
 Timing: best of --repeat runs (time.perf_counter) of each operation, after
 one warm-up run.  OpenMP threads: whatever OMP_NUM_THREADS says (the
@@ -119,12 +120,22 @@ def per_box_case(repeat):
         for _ in mf:
             pass
 
+    def boxfab_interface():
+        for mfi in mf:
+            mf.array(mfi).__array_interface__
+
+    def numpy_interface():
+        for _ in range(nbox):
+            base[...].__array_interface__
+
     t_bf = best_of(boxfab_views, repeat) / nbox
     t_np = best_of(numpy_views, repeat) / nbox
     t_as = best_of(numpy_strided, repeat) / nbox
     t_loop = best_of(loop_only, repeat) / nbox
     t_it = best_of(mfiter_only, repeat) / nbox
-    return nbox, t_bf, t_np, t_as, t_loop, t_it
+    t_ai = best_of(boxfab_interface, repeat) / nbox
+    t_npai = best_of(numpy_interface, repeat) / nbox
+    return nbox, t_bf, t_np, t_as, t_loop, t_it, t_ai, t_npai
 
 
 def main(argv=None):
@@ -151,13 +162,16 @@ def main(argv=None):
         print(f"   MultiFab.copy() (alloc)  {t_clone * 1e3:8.3f} ms   fill_boundary / copy() = {t_fb / t_clone:.2f}")
         print("   (AMReX C++ through pyAMReX 24.10: about 1.2 ms, about 0.4 of a copy; target: half of that)")
 
-        nbox, t_bf, t_np, t_as, t_loop, t_it = per_box_case(args.repeat)
+        nbox, t_bf, t_np, t_as, t_loop, t_it, t_ai, t_npai = per_box_case(args.repeat)
         print(f"\n3. per-box cost of `for mfi in mf: mf.array(mfi).to_numpy()`, {nbox} boxes of 8^3 + 1 ghost")
         print(f"   boxfab loop              {t_bf * 1e6:8.3f} us/box")
         print(f"     of which MFIter alone  {t_it * 1e6:8.3f} us/box")
         print(f"   NumPy arr[...].T         {t_np * 1e6:8.3f} us/box  (as_strided: {t_as * 1e6:.3f}; empty loop "
               f"{t_loop * 1e6:.3f})")
         print(f"   overhead over NumPy      {(t_bf - t_np) * 1e6:8.3f} us/box  (target: < 2)")
+        print(f"   mf.array(mfi).__array_interface__ {t_ai * 1e6:8.3f} us/box  (target: <= 0.3; pyAMReX 24.10: 1.05)")
+        print(f"     NumPy arr[...].__array_interface__ {t_npai * 1e6:6.3f} us/box  (ratio boxfab/NumPy "
+              f"{t_ai / t_npai:.2f})")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,45 @@ def test_array_interface_layout(amr):
     assert c.__array_interface__["data"][1] is False  # never read-only (API.md 2.2)
 
 
+def test_array_interface_alternating_shapes(amr):
+    """The interface reuses the last call's shape/strides tuples when equal: views of
+    alternating shapes, dtypes and strides must each get their own (against NumPy)."""
+    xs = [sample(np.float64, (1, 3, 4, 5)), sample(np.float64, (2, 3, 4, 5)),
+          sample(np.float32, (1, 3, 4, 5)), sample(np.float64, (2, 6, 4, 10))[:, ::2, :, ::2],
+          sample(np.int32, (1, 3, 4, 5)), sample(np.float64, (1, 3, 4, 5))]
+    kinds = {np.float64: amr.Array4_double, np.float32: amr.Array4_float, np.int32: amr.Array4_int}
+    for rep in range(3):
+        for x in xs:
+            a = kinds[x.dtype.type](x)
+            ai = a.__array_interface__
+            assert ai["shape"] == x.shape and ai["strides"] == x.strides, (rep, x.shape, x.strides)
+            assert ai["typestr"] == x.dtype.str and ai["data"] == (x.ctypes.data, False)
+            ai["shape"] = None  # a consumer's change to its dict never reaches the next one
+            v = np.asarray(a)
+            assert np.shares_memory(v, x) and np.array_equal(v, x)
+
+
+def test_array_interface_of_multifab_boxes(amr3):
+    """Per-box interfaces of a MultiFab with boxes of two shapes, in MFIter order."""
+    amr = amr3
+    if not amr.initialized():
+        amr.initialize([])
+    ba = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(47, 31, 31)))
+    ba.max_size(32)  # 32^3 and 16x32x32 boxes
+    mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 2, 1)
+    mf.set_val(2.5)
+    shapes = set()
+    for mfi in mf:
+        ai = mf.array(mfi).__array_interface__
+        b = mfi.fabbox()
+        n = [b.length(d) for d in range(3)]
+        assert ai["shape"] == (2, n[2], n[1], n[0])
+        assert ai["strides"] == (8 * n[0] * n[1] * n[2], 8 * n[0] * n[1], 8 * n[0], 8)
+        assert (np.asarray(mf.array(mfi)) == 2.5).all()
+        shapes.add(ai["shape"])
+    assert len(shapes) == 2
+
+
 def test_cuda_array_interface_absent_on_host(amr):
     a = amr.Array4_double(np.zeros(2))
     with pytest.raises(AttributeError, match="host memory"):
