@@ -6,8 +6,9 @@
  * cudaMemcpy of one MultiFab's bytes measured in the same run (2 x bytes /
  * time).  Targets: streaming ops >= 90% of memcpy with 128^3 boxes, >= 80%
  * with 32^3; reductions >= 85%; fill_boundary (1 comp, 2 ghosts, periodic)
- * within 2x the time of moving its ghost bytes (read + write) at memcpy
- * bandwidth.  PASS/MISS per row.
+ * within 2.9x (128^3 boxes) / 2.45x (32^3) the time of moving its ghost
+ * bytes (read + write) at memcpy bandwidth, 1.25x the device's floor that
+ * bench_dram_rows measures (issue 14).  PASS/MISS per row.
  *
  * Self-checking: the data are a hashed pattern (not zeros) uploaded from the
  * host; sum, dot, norm2, min and max are compared with host results, copy
@@ -356,11 +357,13 @@ static void run_case(int n, int bs, double *memcpy_bw_out) {
   int64_t gb = (int64_t)(bs + 4) * (bs + 4) * (bs + 4) - (int64_t)bs * bs * bs;
   double gbytes = 2.0 * 8.0 * (double)gb * (double)nboxes;
   double t = best_of(op_fill_boundary, &c), t_at_mc = gbytes / bw_mc;
-  bool pass = t <= 2.0 * t_at_mc;
+  /* issue 14: within 1.25x of the device's floor (bench_dram_rows: 2.34x / 1.95x) */
+  const double fb_target = bs >= 128 ? 2.9 : 2.45;
+  bool pass = t <= fb_target * t_at_mc;
   misses += !pass;
   printf("  %-14s %9.3f %9.3f %9.0f %7.3f %7s%.2f  %s   (time / time of its bytes at memcpy bandwidth %.3f ms)\n",
-         "fill_boundary", t * 1e3, gbytes / 1e9, gbytes / t / 1e9, t / t_at_mc, "<=", 2.0, pass ? "PASS" : "MISS",
-         t_at_mc * 1e3);
+         "fill_boundary", t * 1e3, gbytes / 1e9, gbytes / t / 1e9, t / t_at_mc, "<=", fb_target,
+         pass ? "PASS" : "MISS", t_at_mc * 1e3);
   bf_multifab_destroy(&c.x);
   bf_multifab_destroy(&c.y);
   bf_multifab_destroy(&c.z);
@@ -390,7 +393,7 @@ int main(int argc, char **argv) {
   printf("bench_gpu: %s (%d SMs), boxfab's stream, CUDA events, best of %d after 2 warm-ups\n", prop.name,
          prop.multiProcessorCount, reps);
   printf("targets: streaming >= 0.90 of memcpy (128^3 boxes), >= 0.80 (32^3); reductions >= 0.85; "
-         "fill_boundary <= 2x its bytes at memcpy bandwidth\n");
+         "fill_boundary <= 2.9x (128^3) / 2.45x (32^3) its bytes at memcpy bandwidth (1.25x the floor)\n");
   double bw1, bw2;
   run_case(n, 128, &bw1);
   run_case(n, 32, &bw2);

@@ -65,6 +65,7 @@ def ops_table(n, box, repeat):
          lambda: (np.multiply(ax, 0.5, out=az), np.add(az, 2.0 * ay, out=az))),
         ("sum", lambda: x.sum(0), lambda: ax.sum()),
         ("norm2", lambda: x.norm2(0), lambda: np.linalg.norm(ax.ravel())),
+        ("dot", lambda: amr.MultiFab.dot(x, 0, y, 0, 1, 0), lambda: np.dot(ax.ravel(), ay.ravel())),
     ]
     rows = []
     for name, fb, fn in cases:

@@ -67,6 +67,13 @@ grep -q 'MISS' "$LOGS/bench_gpu.txt" && echo "(bench_gpu: some targets missed, s
 # the device's floor for fill_boundary (DRAM rate of row ends), appended to the same file
 build/gpu/bench_dram_rows 2>&1 | tee -a "$LOGS/bench_gpu.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "bench_dram_rows failed" bench_dram_rows
+# fill_boundary's ratio (bench_gpu) beside the floor (bench_dram_rows), per box size, in that order
+fb_summary=$(awk '/^  fill_boundary +[0-9]/ {r[++nr] = $5} /fill_boundary floor, [0-9]+\^3 boxes/ {
+       split($3, b, "^"); f[++nf] = $(NF - 8); sub("x", "", f[nf]); bx[nf] = b[1] }
+     END { for (i = 1; i <= nf && i <= nr; ++i)
+             printf("fill_boundary %s^3 boxes: %.2fx its bytes at memcpy, floor %.2fx, %.2f of the floor (target <= 1.25)\n",
+                    bx[i], r[i], f[i], r[i] / f[i]) }' "$LOGS/bench_gpu.txt")
+echo "$fb_summary" | tee -a "$LOGS/bench_gpu.txt"
 
 # the Python package, installed as users get it, then the GPU tests and the full suite
 if step pip_install "$PY" -m pip install --no-build-isolation --no-deps .; then
