@@ -345,7 +345,8 @@ static PyType_Slot stack_slots[] = {
 };
 
 static PyType_Spec stack_spec = {
-    .name = "StackedArray", .basicsize = sizeof(stack_object), .flags = Py_TPFLAGS_DEFAULT, .slots = stack_slots};
+    .name = "StackedArray", .basicsize = sizeof(stack_object),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, .slots = stack_slots};
 
 int bfpy_init_mfstack(PyObject *m, int dim) {
   if (dim == 1 && !bfpy_make_type(NULL, 0, BFPY_T_MFSTACK, "StackedArray", &stack_spec, NULL)) return -1;
