@@ -3,6 +3,7 @@
     .venv/bin/python examples/heat_equation.py [--n 64] [--max-grid 32] [--steps 200]
                                                [--print-every 20] [--png heat_slice.png]
                                                [--plotfile plt_heat] [--tracers 1000]
+                                               [--path auto|stacked|boxes]
 
 (scripts/run.sh makes .venv, installs boxfab there and runs this example.)
 
@@ -10,10 +11,26 @@
 
 explicit Euler in time, 7-point stencil in space.  The field lives in a
 MultiFab with one ghost layer; every step `fill_boundary` fills the ghost
-cells (from the neighbouring boxes and across the periodic boundaries) and
-the stencil is applied box by box through zero-copy views with array
-slicing (no Python loop over cells): NumPy views of host memory, or CuPy
-views of device memory on a GPU machine (`to_xp`).
+cells (from the neighbouring boxes and across the periodic boundaries), then
+the stencil runs over zero-copy views (no Python loop over cells): NumPy
+views of host memory, or CuPy views of device memory on a GPU machine.
+
+Two ways to apply the stencil (--path):
+
+* stacked: `mf.to_xp_stacked()` views all boxes of the MultiFab as one
+  array [box, x, y, z, comp], so one kernel covers every box: one CuPy
+  RawKernel per step on a GPU, one NumPy expression per step on the CPU.
+  It needs boxes of one shape (e.g. n a multiple of --max-grid);
+* boxes: a loop over the boxes, each through its own view (`to_xp`), as
+  any layout allows (one kernel per box and operation on a GPU).
+
+The default (auto) is stacked on a GPU when the boxes allow it (one launch
+per step instead of one per box and operation), and boxes on the CPU, where
+a box's working set stays in cache while NumPy's whole-array passes over
+all boxes at once go to memory nine times per step.
+
+Both compute the same operations in the same order: their results agree
+bit for bit (benchmarks/heat_gpu.py times them against one plain array).
 
 Initial condition: u = 1 + sin(2 pi x) sin(2 pi y) cos(2 pi z), one Fourier
 mode on a constant.  That makes two honest checks possible at the end:
@@ -77,7 +94,85 @@ def parse_args(argv=None):
     p.add_argument("--tracers", type=int, default=1000, help="tracer particles written into the plotfile")
     p.add_argument("--verbose", type=int, default=0,
                    help="amrex.verbose: 1 prints AMReX's initialization and finalization lines")
+    p.add_argument("--path", choices=("auto", "stacked", "boxes"), default=os.environ.get("HEAT_PATH", "auto"),
+                   help="stencil over one stacked array of all boxes, box by box, or auto: stacked on a GPU "
+                        "when every box has the same shape, else box by box")
     return p.parse_args(argv)
+
+
+# ---- the stencil: w = u + c (sum of the 6 neighbours - 6 u) on the interior of each fab -----------------
+# Every form below does the same operations in the same order, (((((x+ + x-) + y+) + y-) + z+) + z-),
+# minus 6 u, times c, plus u, each rounded to double, so that their results agree bit for bit.
+def step_boxes(xp, views_u, views_w, c):
+    """One step box by box: views_u / views_w are per-box views [x, y, z] with one ghost layer."""
+    for u, w in zip(views_u, views_w):
+        step_stacked_array(xp, u[None], w[None], c)
+
+
+def step_stacked_array(xp, u, w, c):
+    """One step over a stacked view [box, x, y, z] (NumPy or CuPy array expressions)."""
+    core = u[:, 1:-1, 1:-1, 1:-1]
+    out = w[:, 1:-1, 1:-1, 1:-1]
+    xp.add(u[:, 2:, 1:-1, 1:-1], u[:, :-2, 1:-1, 1:-1], out=out)
+    out += u[:, 1:-1, 2:, 1:-1]
+    out += u[:, 1:-1, :-2, 1:-1]
+    out += u[:, 1:-1, 1:-1, 2:]
+    out += u[:, 1:-1, 1:-1, :-2]
+    out -= 6.0 * core
+    out *= c
+    out += core
+
+
+_HEAT_KERNEL = r"""
+extern "C" __global__ void heat_step(const double* __restrict__ u, double* __restrict__ w, long long nbox,
+                                     int nx, int ny, int nz, long long box_stride, double c) {
+  // one thread per interior cell of every box; (nx, ny, nz) is a fab with its ghost layer, x fastest
+  const long long ni = nx - 2, nj = ny - 2, nk = nz - 2, per_box = ni * nj * nk;
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= per_box * nbox) return;
+  const long long b = t / per_box;
+  long long r = t - b * per_box;
+  const long long i = r % ni + 1;
+  r /= ni;
+  const long long j = r % nj + 1, k = r / nj + 1;
+  const long long js = nx, ks = (long long)nx * ny;
+  const long long p = b * box_stride + i + j * js + k * ks;
+  const double uc = u[p];
+  double s = u[p + 1] + u[p - 1];
+  s += u[p + js];
+  s += u[p - js];
+  s += u[p + ks];
+  s += u[p - ks];
+  s -= 6.0 * uc;
+  s *= c;
+  w[p] = s + uc;
+}
+"""
+_kernels = {}
+
+
+def step_stacked_kernel(cp, u, w, c, threads=256):
+    """One step as one CUDA kernel over every box: u, w are C-ordered stacked CuPy views (nbox, 1, nz, ny, nx)
+    of one-component MultiFabs (their box stride is the fabs' distance in the MultiFab's memory)."""
+    k = _kernels.get("heat")
+    if k is None:  # no FMA contraction: the same roundings as the array expressions
+        k = _kernels["heat"] = cp.RawKernel(_HEAT_KERNEL, "heat_step", options=("--fmad=false",))
+    nbox, _, nz, ny, nx = u.shape
+    assert u.strides == w.strides and u.strides[4] == 8 and u.dtype == w.dtype == cp.float64
+    n = nbox * (nx - 2) * (ny - 2) * (nz - 2)
+    if n == 0:
+        return
+    k(((n + threads - 1) // threads,), (threads,),
+      (u, w, np.int64(nbox), np.int32(nx), np.int32(ny), np.int32(nz), np.int64(u.strides[0] // 8), np.float64(c)))
+
+
+def stacked_layout_ok(mf):
+    """True when mf's local boxes share one shape (mf.stacked() works)."""
+    try:
+        mf.stacked()
+    except ValueError:
+        return False
+    return True
 
 
 def main(argv=None):
@@ -118,6 +213,15 @@ def main(argv=None):
         boxes = [(mfi.validbox(), mfi.fabbox()) for mfi in old]
         v_old = [a[..., 0] for a in old.to_xp()]
         v_new = [a[..., 0] for a in new.to_xp()]
+        pd = amr.ParallelDescriptor
+        # the stacked path needs boxes of one shape on every rank (decided together: every rank steps alike)
+        stacked = args.path == "stacked" or (args.path == "auto" and gpu
+                                             and pd.ReduceBoolAnd(stacked_layout_ok(old)))
+        if stacked:  # ValueError naming two boxes that differ when --path stacked meets another layout
+            if gpu:  # C order (box, comp, z, y, x) for the kernel
+                s_old, s_new = old.to_cupy_stacked(order="C"), new.to_cupy_stacked(order="C")
+            else:    # [box, x, y, z]
+                s_old, s_new = old.to_numpy_stacked()[..., 0], new.to_numpy_stacked()[..., 0]
 
         # Initial condition on the valid cells (cell centres (i + 0.5) dx).
         modes = []
@@ -129,7 +233,6 @@ def main(argv=None):
             u[...] = 0.0
             u[1:-1, 1:-1, 1:-1] = 1.0 + mode
         # sums over this rank's boxes, then over the ranks (one rank without MPI)
-        pd = amr.ParallelDescriptor
         IO_RANK[0] = pd.IOProcessor()
         mode_norm = pd.ReduceRealSum(sum(float(xp.sum(m * m)) for m in modes))
 
@@ -141,25 +244,24 @@ def main(argv=None):
         amp0 = amplitude(v_old)
         say(f"heat equation: {n}^3 cells in {ba.size} boxes of at most {args.max_grid}^3"
             f"{f' on {pd.NProcs()} MPI ranks' if pd.NProcs() > 1 else ''}, dt = {dt:.3e}, {args.steps} steps, D = {D}")
+        say("stencil: " + ("one kernel over all boxes per step (stacked view)" if stacked else "box by box")
+            + (" on the GPU (CuPy)" if gpu else " on the CPU (NumPy)"))
         t_loop = time.perf_counter()
         t = 0.0
         for step in range(1, args.steps + 1):
             old.fill_boundary(period)
             sync()
-            for u, w in zip(v_old, v_new):
-                core = u[1:-1, 1:-1, 1:-1]
-                out = w[1:-1, 1:-1, 1:-1]
-                xp.add(u[2:, 1:-1, 1:-1], u[:-2, 1:-1, 1:-1], out=out)
-                out += u[1:-1, 2:, 1:-1]
-                out += u[1:-1, :-2, 1:-1]
-                out += u[1:-1, 1:-1, 2:]
-                out += u[1:-1, 1:-1, :-2]
-                out -= 6.0 * core
-                out *= c
-                out += core
+            if stacked and gpu:
+                step_stacked_kernel(xp, s_old, s_new, c)
+            elif stacked:
+                step_stacked_array(xp, s_old, s_new, c)
+            else:
+                step_boxes(xp, v_old, v_new, c)
             sync()
             old, new = new, old
             v_old, v_new = v_new, v_old
+            if stacked:
+                s_old, s_new = s_new, s_old
             t += dt
             if step % args.print_every == 0 or step == args.steps:
                 s, lo, hi = old.sum(0), old.min(0), old.max(0)  # global reductions: every rank calls them

@@ -8,7 +8,8 @@
 # fill_boundary), then installs the Python package
 # (pip install --no-build-isolation --no-deps .), appends the Python table
 # (benchmarks/gpu_bench.py: MultiFab ops vs memcpy and CuPy, fill_boundary,
-# per-box to_cupy overhead) to the same bench_gpu.txt ($OUT brings back at
+# per-box to_cupy overhead; benchmarks/heat_gpu.py: the heat step over the
+# stacked view of all boxes) to the same bench_gpu.txt ($OUT brings back at
 # most 8 files and the steps already write 8), and runs `pytest -m gpu`
 # and the full pytest suite from tests/.  Every step runs even when an
 # earlier one failed (except those that need the build); the last line says
@@ -94,6 +95,12 @@ if step pip_install "$PY" -m pip install --no-build-isolation --no-deps .; then
   PYTHONUNBUFFERED=1 "$PY" benchmarks/bench_deposit.py --gpu --ncell 256 --max-size 64 --particles 1e7 \
     --shapes cic tsc 2>&1 | tee -a "$LOGS/bench_gpu.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || fail "bench_deposit.py --gpu failed" bench_deposit
+  # one array over a whole MultiFab (issue 14): the heat step as one kernel over the stacked view of
+  # every box, box by box, and on one plain 512^3 array with cupy.roll, same file
+  echo "== heat_gpu" | tee -a "$LOGS/bench_gpu.txt"
+  PYTHONUNBUFFERED=1 "$PY" benchmarks/heat_gpu.py 2>&1 | tee -a "$LOGS/bench_gpu.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "heat_gpu.py failed (a check or a call)" heat_gpu
+  grep -q '^heat step, .* GPU (CuPy' "$LOGS/bench_gpu.txt" || fail "heat_gpu.py did not run on the GPU" heat_gpu
   # from tests/: the installed boxfab, not the source tree (exit 5, no test collected, fails too)
   step pytest_gpu bash -c 'cd tests && BOXFAB_TEST_DEVICE=gpu exec "$0" -m pytest -m gpu -rs -q -p no:cacheprovider python' "$PY"
   if [ -z "${GPU_TEST_SKIP_FULL:-}" ]; then # (GPU_TEST_SKIP_FULL=1: the GPU tests only, for short device calls)

@@ -133,6 +133,37 @@ BF_EXPORT int64_t bf_multifab_local_index(const bf_multifab *mf, int64_t index);
 /** A new bf_fab viewing local fab `li` (holds a reference to the buffer). */
 BF_EXPORT int bf_multifab_get_fab(const bf_multifab *mf, int64_t li, bf_fab **fab);
 
+/** All local fabs as one array with a leading box axis (see bf_multifab_stack). */
+typedef struct bf_mf_stack {
+  void *data;          /**< local fab 0 at its fabbox's lo corner, component 0 (NULL without local fabs);
+                            fab b starts box_bytes * b bytes further */
+  int64_t nbox;        /**< number of local fabs, in local (MFIter) order */
+  int64_t shape[4];    /**< one fab: nx, ny, nz, ncomp (ghost cells included; 1 beyond the dimension) */
+  int64_t stride[4];   /**< in elements: 1, jstride = nx, kstride = nx*ny, nstride = nx*ny*nz */
+  int64_t box_stride;  /**< elements from one fab's data to the next (>= nstride * ncomp: fabs start on
+                            64-byte boundaries) */
+  size_t box_bytes;    /**< box_stride in bytes */
+} bf_mf_stack;
+
+/** Describe the local fabs of `mf` as one strided array [box][comp][z][y][x]
+ *  (strides box_stride, stride[3], stride[2], stride[1], 1 elements), the
+ *  view a kernel over every box at once needs.  Possible when every local fab
+ *  (valid box grown by the ghost cells) has the same shape and their data lie
+ *  at equal distances in the buffer (always the case for equal shapes: the
+ *  fabs are packed in local order, each on a 64-byte boundary); the index
+ *  type is one per BoxArray, so equal shapes mean equal fabs.  A layout that
+ *  allows it: boxes of one size, e.g. a domain whose sides are multiples of
+ *  max_grid_size (BoxArray::max_size cuts it into equal boxes).
+ *  A rank without local fabs gets nbox = 0, data NULL and the shape every
+ *  box of the BoxArray shares.  Nothing is synchronized or copied: `data`
+ *  may be device memory (see bf_multifab_arena).
+ *  Errors: BF_ERROR_RUNTIME after the runtime's finalize(), or when the
+ *  MultiFab holds no data (alloc = false, or cleared); BF_ERROR_VALUE, with a
+ *  message naming the boxes, when two local fabs differ in shape, when their
+ *  data are not equally spaced, or, on a rank without local fabs, when the
+ *  BoxArray is empty or its boxes differ in shape (no shape to give). */
+BF_EXPORT int bf_multifab_stack(const bf_multifab *mf, bf_mf_stack *stack);
+
 /** BF_SUCCESS when a and b have the same dtype, boxes and distribution,
  *  else BF_ERROR_VALUE with a message naming `what`. */
 BF_EXPORT int bf_multifab_check_compatible(const bf_multifab *a, const bf_multifab *b, const char *what);

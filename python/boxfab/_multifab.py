@@ -1,5 +1,6 @@
 """Python-level members of MultiFab / iMultiFab (API.md 2.8): to_numpy, to_cupy,
-to_xp, imesh, shape, shape_with_ghosts and global indexing (``mf[...]``).
+to_xp, their one-array forms to_numpy_stacked, to_cupy_stacked, to_xp_stacked
+(over ``mf.stacked()``, C), imesh, shape, shape_with_ghosts and global indexing (``mf[...]``).
 
 Only composition of C calls happens here: the views come from
 ``mf.array(mfi)`` (C), copies from ``dtoh_memcpy`` (C); NumPy does the
@@ -57,7 +58,8 @@ asserts or would return wrong data:
 """
 import numpy as np
 
-_NAMES = ("to_numpy", "to_cupy", "to_xp", "imesh", "shape", "shape_with_ghosts", "__getitem__", "__setitem__")
+_NAMES = ("to_numpy", "to_cupy", "to_xp", "to_numpy_stacked", "to_cupy_stacked", "to_xp_stacked", "imesh", "shape",
+          "shape_with_ghosts", "__getitem__", "__setitem__")
 
 
 def _module_of(mf):
@@ -109,6 +111,35 @@ def to_xp(self, copy=False, order="F"):
     if amr.Config.have_gpu:
         return self.to_cupy(copy=copy, order=order)
     return self.to_numpy(copy=copy, order=order)
+
+
+# ---- one array over all boxes ------------------------------------------------------
+def to_numpy_stacked(self, copy=False, order="F"):
+    """One NumPy array over every local box, ghost cells included: order="F" indexed
+    [box, x, y, z, comp], order="C" [box, comp, z, y, x]; the box axis in MFIter order, so
+    that ``a[b]`` is ``to_numpy()[b]``.  Needs local boxes of one shape (boxes of one size:
+    a domain whose sides are multiples of max_grid_size), else ValueError naming two boxes
+    that differ.  copy=False: a zero-copy view (keeps the memory alive; ValueError for
+    device memory); copy=True: a host copy.  ``stacked()`` gives the view object itself
+    (for torch.from_dlpack, jax.dlpack, numba.cuda.as_cuda_array)."""
+    _check_order(order)
+    return self.stacked().to_numpy(copy=copy, order=order)
+
+
+def to_cupy_stacked(self, copy=False, order="F"):
+    """CuPy analogue of to_numpy_stacked (ImportError without CuPy): a zero-copy CuPy view of
+    device or managed memory, one kernel's worth of every box; copy=True: a CuPy copy.  Host
+    memory has no CuPy view (ValueError unless copy=True)."""
+    _check_order(order)
+    return self.stacked().to_cupy(copy=copy, order=order)
+
+
+def to_xp_stacked(self, copy=False, order="F"):
+    """to_cupy_stacked when Config.have_gpu, else to_numpy_stacked."""
+    amr = _module_of(self)
+    if amr.Config.have_gpu:
+        return self.to_cupy_stacked(copy=copy, order=order)
+    return self.to_numpy_stacked(copy=copy, order=order)
 
 
 # ---- mesh and shape --------------------------------------------------------------------
@@ -519,6 +550,9 @@ def attach(namespace):
         cls.to_numpy = to_numpy
         cls.to_cupy = to_cupy
         cls.to_xp = to_xp
+        cls.to_numpy_stacked = to_numpy_stacked
+        cls.to_cupy_stacked = to_cupy_stacked
+        cls.to_xp_stacked = to_xp_stacked
         cls.imesh = imesh
         cls.shape = property(shape, doc=shape.__doc__)
         cls.shape_with_ghosts = property(shape_with_ghosts, doc=shape_with_ghosts.__doc__)

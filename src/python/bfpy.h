@@ -76,6 +76,7 @@ enum bfpy_type_id {
   BFPY_T_AMRMESH,      /* AmrMesh */
   BFPY_T_PLOTFILEDATA, /* PlotFileData (bfpy_plotfile.c) */
   BFPY_T_VISMF,        /* VisMF (bfpy_plotfile.c) */
+  BFPY_T_MFSTACK,      /* dimension independent ([0]): StackedArray, all local FABs as one array (bfpy_multifab_stack.c) */
   BFPY_NTYPES
 };
 
@@ -330,6 +331,7 @@ int bfpy_as_arena(PyObject *o, int dim, bf_arena **out, const char *what);
 int bfpy_init_buffer(PyObject *m, int dim);    /* _BufferOwner */
 int bfpy_init_multifab(PyObject *m, int dim);  /* FabArrayBase, FabArray_FArrayBox, MultiFab, iMultiFab, MFIter,
                                                   copy_mfab, dtoh_memcpy, htod_memcpy */
+int bfpy_init_mfstack(PyObject *m, int dim);  /* StackedArray (mf.stacked()) */
 int bfpy_init_fab(PyObject *m, int dim);       /* Arena, The_*_Arena, MFInfo, MFItInfo, FabFactory_FArrayBox,
                                                   BaseFab_Real, FArrayBox */
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bfpy_array4.h"
+#include "bfpy_export.h"
 #include "boxfab/gpu.h"
 
 static inline bfpy_array4_object *A4(PyObject *o) { return (bfpy_array4_object *)o; }
@@ -202,18 +202,7 @@ void bfpy_array4_releasebuffer(PyObject *self, Py_buffer *view) {
   A4(self)->exports--;
 }
 
-/* ---- DLPack ---------------------------------------------------------------------------- */
-typedef struct {
-  union {
-    DLManagedTensor legacy;
-    DLManagedTensorVersioned versioned;
-  } t;
-  int64_t shape[4], strides[4];
-  PyObject *exporter; /* the Array4 (NULL for a copy) */
-  void *copy;         /* malloc'd data of a host copy */
-  bf_buffer *dcopy;   /* GPU memory of a copy on the device */
-} a4_dl_ctx;
-
+/* ---- DLPack (the export itself: bfpy_export.c) ---------------------------------------- */
 int bfpy_python_alive(void) {
 #if PY_VERSION_HEX >= 0x030D0000
   return Py_IsInitialized() && !Py_IsFinalizing();
@@ -234,13 +223,6 @@ bool bfpy_dl_release(PyObject **exporter, void **copy, bf_buffer **dcopy) {
   bf_buffer_destroy(dcopy);
   return true;
 }
-
-static void a4_dl_ctx_free(a4_dl_ctx *ctx) {
-  if (ctx && bfpy_dl_release(&ctx->exporter, &ctx->copy, &ctx->dcopy)) free(ctx);
-}
-
-static void a4_dl_deleter_legacy(DLManagedTensor *m) { a4_dl_ctx_free((a4_dl_ctx *)m->manager_ctx); }
-static void a4_dl_deleter_versioned(DLManagedTensorVersioned *m) { a4_dl_ctx_free((a4_dl_ctx *)m->manager_ctx); }
 
 static void a4_capsule_destructor(PyObject *cap, const char *name, bool versioned) {
   if (!PyCapsule_IsValid(cap, name)) return; /* renamed: the consumer owns the tensor */
@@ -264,198 +246,26 @@ void bfpy_dl_capsule_destructor_versioned(PyObject *cap) {
   a4_capsule_destructor(cap, "dltensor_versioned", true);
 }
 
-static void a4_dlpack_device_of(const bfpy_array4_object *self, int *type, int *id) {
-  *id = 0;
-  switch (self->memory) {
-  case BFPY_MEM_PINNED: *type = kDLCUDAHost; break; /* device id 0 by convention */
-  case BFPY_MEM_MANAGED: *type = kDLCUDAManaged; break;
-  case BFPY_MEM_DEVICE: *type = kDLCUDA; break;
-  default: *type = kDLCPU; break;
-  }
-  if (*type == kDLCUDA || *type == kDLCUDAManaged) {
-    int d = bf_gpu_device_id();
-    *id = d < 0 ? 0 : d;
-  }
-}
-
-/* Arena kind for a copy on the GPU of memory of kind `memory`. */
-static int a4_copy_arena(int memory) {
-  return memory == BFPY_MEM_MANAGED ? BF_ARENA_MANAGED : memory == BFPY_MEM_PINNED ? BF_ARENA_PINNED : BF_ARENA_DEVICE;
-}
-
 PyObject *bfpy_array4_dlpack_device(PyObject *self, PyObject *noargs) {
   (void)noargs;
   int type, id;
-  a4_dlpack_device_of(A4(self), &type, &id);
+  bfpy_x_dlpack_device(A4(self)->memory, &type, &id);
   return Py_BuildValue("(ii)", type, id);
+}
+
+/* A copy of an Array4 in C order through bfpy_array4_copy_out (GPU memory brought over in one span). */
+static int a4_copy_out(const void *self, void *dst) {
+  const bfpy_array4_object *o = self;
+  return bfpy_array4_copy_out(&o->a, o->memory, dst);
 }
 
 PyObject *bfpy_array4_dlpack(PyObject *self_o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   bfpy_array4_object *self = A4(self_o);
-  static const char *const names[] = {"stream", "max_version", "dl_device", "copy", NULL};
-  PyObject *a[4];
-  if (nargs > 0) {
-    PyErr_SetString(PyExc_TypeError, "__dlpack__() takes keyword arguments only (stream, max_version, dl_device, copy)");
-    return NULL;
-  }
-  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return NULL;
-  PyObject *stream = a[0], *max_version = a[1], *dl_device = a[2], *copy_o = a[3];
-  /* max_version */
-  bool versioned = false;
-  if (max_version && max_version != Py_None) {
-    int major, minor;
-    if (!PyTuple_Check(max_version) || PyTuple_GET_SIZE(max_version) != 2) {
-      PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be a tuple (major, minor)");
-      return NULL;
-    }
-    if (bfpy_to_int(PyTuple_GET_ITEM(max_version, 0), &major, "max_version major") < 0 ||
-        bfpy_to_int(PyTuple_GET_ITEM(max_version, 1), &minor, "max_version minor") < 0)
-      return NULL;
-    versioned = major >= 1;
-  }
-  /* copy */
-  int copy = -1; /* -1: None (copy only if needed), 0: never, 1: always */
-  if (copy_o && copy_o != Py_None) {
-    if (!PyBool_Check(copy_o)) {
-      PyErr_Format(PyExc_TypeError, "__dlpack__: copy must be None, True or False, not %.100s",
-                   Py_TYPE(copy_o)->tp_name);
-      return NULL;
-    }
-    copy = copy_o == Py_True;
-  }
-  /* device: the Array4's own, or kDLCPU for memory the host can read (a copy
-   * for device memory unless copy=False) */
-  int dev_type, dev_id;
-  a4_dlpack_device_of(self, &dev_type, &dev_id);
-  bool host_copy = false; /* device memory copied to the host for dl_device=(kDLCPU, 0) */
-  if (dl_device && dl_device != Py_None) {
-    int t, id;
-    if (!PyTuple_Check(dl_device) || PyTuple_GET_SIZE(dl_device) != 2) {
-      PyErr_SetString(PyExc_TypeError, "__dlpack__: dl_device must be a tuple (device_type, device_id)");
-      return NULL;
-    }
-    if (bfpy_to_int(PyTuple_GET_ITEM(dl_device, 0), &t, "dl_device type") < 0 ||
-        bfpy_to_int(PyTuple_GET_ITEM(dl_device, 1), &id, "dl_device id") < 0)
-      return NULL;
-    if (t == dev_type && id == dev_id) {
-      /* as is */
-    } else if (t == kDLCPU && id == 0 && self->memory != BFPY_MEM_HOST) {
-      if (self->memory == BFPY_MEM_DEVICE) {
-        if (copy == 0) {
-          PyErr_Format(PyExc_BufferError,
-                       "__dlpack__: the data is in device memory (%d, %d); exporting it to the CPU needs a copy, and "
-                       "copy=False forbids one",
-                       dev_type, dev_id);
-          return NULL;
-        }
-        host_copy = true;
-      }
-      dev_type = kDLCPU, dev_id = 0; /* pinned and managed memory: the host reads it in place */
-    } else {
-      PyErr_Format(PyExc_BufferError, "__dlpack__: cannot export to device (%d, %d): the data is on (%d, %d)", t,
-                   id, dev_type, dev_id);
-      return NULL;
-    }
-  }
-  /* stream: on the CPU only None; for CUDA devices the consumer's stream waits
-   * for boxfab's pending work (an event), unless it passed -1 */
-  if (dev_type == kDLCPU) {
-    if (stream && stream != Py_None) {
-      PyErr_Format(PyExc_BufferError, "__dlpack__: stream must be None for CPU data, got %R", stream);
-      return NULL;
-    }
-    if (bfpy_mem_sync_host(self->memory) < 0) return NULL; /* a host consumer reads GPU-written memory */
-  } else {
-    void *consumer;
-    bool nosync;
-    if (bfpy_cuda_stream_arg(stream, &consumer, &nosync, "__dlpack__") < 0) return NULL;
-    if (!nosync && !bf_gpu_stream_idle() && bfpy_check(bf_gpu_stream_wait(consumer)) < 0) return NULL;
-    /* pinned / managed memory with no stream named: the consumer may be the host */
-    if ((!stream || stream == Py_None) && self->memory != BFPY_MEM_DEVICE && bfpy_mem_sync_host(self->memory) < 0)
-      return NULL;
-  }
-  const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
-  if (k->dl_bits == 0) {
-    PyErr_Format(PyExc_BufferError, "__dlpack__: %s has no DLPack data type", Py_TYPE(self)->tp_name);
-    return NULL;
-  }
-  if (!versioned && copy != 1 && (self->flags & BFPY_A4_CONST)) {
-    PyErr_Format(PyExc_BufferError,
-                 "__dlpack__: %s is read-only and a legacy DLPack capsule cannot say so; pass max_version=(1, 0)",
-                 Py_TYPE(self)->tp_name);
-    return NULL;
-  }
-  /* build the managed tensor */
-  a4_dl_ctx *ctx = calloc(1, sizeof *ctx);
-  if (!ctx) return PyErr_NoMemory();
-  bfpy_array4_shape(&self->a, ctx->shape, ctx->strides);
-  void *data = self->a.p;
-  const bool dev_copy = copy == 1 && !host_copy && dev_type != kDLCPU; /* a copy that stays on the GPU */
-  if ((copy == 1 && !dev_copy) || host_copy) {
-    size_t bytes = (size_t)bf_array4_size(&self->a) * k->itemsize;
-    ctx->copy = malloc(bytes ? bytes : 1);
-    if (!ctx->copy) {
-      free(ctx);
-      return PyErr_NoMemory();
-    }
-    if (bfpy_array4_copy_out(&self->a, self->memory, ctx->copy) < 0) {
-      free(ctx->copy);
-      free(ctx);
-      return NULL;
-    }
-    data = ctx->copy;
-    bf_array4 c;
-    (void)bf_array4_init(&c, data, self->a.dtype, self->a.begin, self->a.end, self->a.ncomp);
-    bfpy_array4_shape(&c, ctx->shape, ctx->strides);
-  } else if (dev_copy) {
-    /* copy the span of the elements into new GPU memory of the same kind: same strides */
-    int64_t lo, hi;
-    bfpy_array4_span(&self->a, &lo, &hi);
-    const size_t bytes = (size_t)(hi - lo) * k->itemsize;
-    if (bfpy_check(bf_buffer_create(bf_arena_get(a4_copy_arena(self->memory)), bytes ? bytes : 1, &ctx->dcopy)) <
-        0) {
-      free(ctx);
-      return NULL;
-    }
-    char *dst = bf_buffer_data(ctx->dcopy);
-    if (bytes && bfpy_check(bf_gpu_memcpy(dst, (const char *)self->a.p + lo * (int64_t)k->itemsize, bytes)) < 0) {
-      a4_dl_ctx_free(ctx);
-      return NULL;
-    }
-    data = bytes ? dst - lo * (int64_t)k->itemsize : dst;
-  } else {
-    ctx->exporter = Py_NewRef(self_o);
-  }
-  DLTensor *dl = versioned ? &ctx->t.versioned.dl_tensor : &ctx->t.legacy.dl_tensor;
-  dl->data = data;
-  dl->device.device_type = (DLDeviceType)dev_type;
-  dl->device.device_id = dev_id;
-  dl->ndim = 4;
-  dl->dtype.code = k->dl_code;
-  dl->dtype.bits = k->dl_bits;
-  dl->dtype.lanes = 1;
-  dl->shape = ctx->shape;
-  dl->strides = ctx->strides; /* always exported, in elements */
-  dl->byte_offset = 0;
-  PyObject *cap;
-  if (versioned) {
-    DLManagedTensorVersioned *m = &ctx->t.versioned;
-    m->version.major = BFPY_DLPACK_MAJOR_VERSION;
-    m->version.minor = BFPY_DLPACK_MINOR_VERSION;
-    m->manager_ctx = ctx;
-    m->deleter = a4_dl_deleter_versioned;
-    m->flags = 0;
-    if (copy == 1 || host_copy) m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
-    else if (self->flags & BFPY_A4_CONST) m->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-    cap = PyCapsule_New(m, "dltensor_versioned", bfpy_dl_capsule_destructor_versioned);
-  } else {
-    DLManagedTensor *m = &ctx->t.legacy;
-    m->manager_ctx = ctx;
-    m->deleter = a4_dl_deleter_legacy;
-    cap = PyCapsule_New(m, "dltensor", bfpy_dl_capsule_destructor_legacy);
-  }
-  if (!cap) a4_dl_ctx_free(ctx);
-  return cap;
+  bfpy_xview v = {.p = self->a.p, .dtype = self->a.dtype, .memory = self->memory,
+                  .readonly = (self->flags & BFPY_A4_CONST) != 0, .ndim = 4, .copy_out = a4_copy_out,
+                  .copy_arg = self};
+  bfpy_array4_shape(&self->a, v.shape, v.strides);
+  return bfpy_x_dlpack(self_o, &v, args, nargs, kwnames);
 }
 
 /* ---- to_host / to_numpy / to_cupy / to_xp ---------------------------------------------- */

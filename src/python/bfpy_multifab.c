@@ -699,7 +699,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   if (!base) return -1;
 
   PyMethodDef *fa_tables[] = {fabarray_methods, bfpy_mf_fabarray_ops, bfpy_mf_fabarray_reduce, bfpy_mf_comm_methods,
-                              NULL};
+                              bfpy_mf_stack_methods, NULL};
   PyType_Slot fa_slots[] = {
       {Py_tp_doc, "FabArray_FArrayBox: a FabArray of FArrayBoxes (Real data). Not constructible; see MultiFab."},
       {Py_tp_methods, join_methods(fa_all_methods[dim], 32, fa_tables)},
@@ -729,7 +729,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   if (!mft || bfpy_add_statics(mft, bfpy_mf_statics, (PyObject *)mft) < 0) return -1;
 
   PyMethodDef *imf_tables[] = {fabarray_methods, mf_methods, bfpy_mf_fabarray_ops, bfpy_mf_imf_ops_methods,
-                               bfpy_imf_reduce_methods, bfpy_imf_comm_methods, NULL};
+                               bfpy_imf_reduce_methods, bfpy_imf_comm_methods, bfpy_mf_stack_methods, NULL};
   PyType_Slot imf_slots[] = {
       {Py_tp_doc, "iMultiFab: the MultiFab of int data (boxfab extension; AMReX's iMultiFab). Constructors as "
                   "MultiFab's (without factory); array(mfi) gives Array4_int; reductions return ints."},

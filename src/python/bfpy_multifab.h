@@ -85,6 +85,7 @@ extern PyMethodDef bfpy_mf_fabarray_reduce[];    /* FabArray.sum */
 extern PyMethodDef bfpy_imf_reduce_methods[];    /* iMultiFab reductions */
 extern PyMethodDef bfpy_mf_comm_methods[];       /* bfpy_multifab_comm.c: FabArray fill/sum_boundary, override */
 extern PyMethodDef bfpy_mf_comm_mf_methods[];    /* MultiFab: average/weighted_sync, parallel_copy/add */
+extern PyMethodDef bfpy_mf_stack_methods[];     /* bfpy_multifab_stack.c: stacked */
 extern PyMethodDef bfpy_imf_comm_methods[];      /* iMultiFab: fill/sum_boundary, syncs, parallel_copy/add */
 
 PyObject *bfpy_mf_dot_static(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

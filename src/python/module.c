@@ -97,6 +97,7 @@ static const char *const bfpy_family_names[BFPY_NTYPES] = {
     [BFPY_T_AMRMESH] = "AmrMesh",
     [BFPY_T_PLOTFILEDATA] = "PlotFileData",
     [BFPY_T_VISMF] = "VisMF",
+    [BFPY_T_MFSTACK] = "StackedArray",
 };
 
 const char *bfpy_type_name(int id, int dim) {
@@ -150,6 +151,7 @@ static const bfpy_family_init bfpy_families[] = {
     bfpy_init_parmparse,
     bfpy_init_amrmesh,
     bfpy_init_plotfile,
+    bfpy_init_mfstack,
 };
 
 static int core_exec(PyObject *core) {

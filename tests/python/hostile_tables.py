@@ -254,6 +254,7 @@ class Vocab:
             "mf": lambda: self._mf(a.MultiFab, 1.5),
             "imf": lambda: self._mf(a.iMultiFab, 3),
             "mfi": lambda: self._mfi("mf"),
+            "stk": lambda: self.make("mf").stacked(),
             "imfi": lambda: self._mfi("imf"),
             "fab": lambda: self._fab(),
             "a4": lambda: self._fab().array(),
@@ -584,6 +585,9 @@ def hand_forms(dim, amr):
         "MultiFab.imesh": [F(0), F(0, True)], "iMultiFab.imesh": [F(0), F(0, True)],
         "MultiFab.to_numpy": [F(), F(True, "C")], "iMultiFab.to_numpy": [F(), F(True, "C")],
         "MultiFab.to_xp": [F(), F(True, "C")], "iMultiFab.to_xp": [F(), F(True, "C")],
+        "StackedArray.to_numpy": [F(), F(True, "C")], "StackedArray.to_xp": [F(), F(True, "C")],
+        "StackedArray.__dlpack__": [F(max_version=(1, 0)),
+                                    F(stream=None, max_version=(1, 0), dl_device=(1, 0), copy=False)],
         "MultiFab.contains_inf": [F(False), F(0, 1, 1, False)],
         "MultiFab.weighted_sync": [],
         "Vector_Geometry.__init__": [F([K("geom")])],
@@ -653,7 +657,7 @@ SELF_KEY = {"Box": "box", "BoxArray": "ba", "DistributionMapping": "dm", "MultiF
             "Geometry": "geom", "GeometryData": "gd", "RealBox": "rb", "RealVect": "rv",
             "Periodicity": "period", "IndexType": "itype", "CoordSys": "cs", "Dim3": "d3", "XDim3": "xd3",
             "Arena": "arena", "MFInfo": "mfinfo", "MFItInfo": "mfitinfo", "AMReX": "amrex", "PlotFileData": "pfd",
-            "IntVect": "iv", "Direction": "direction", **VEC_KEY}
+            "IntVect": "iv", "Direction": "direction", "StackedArray": "stk", **VEC_KEY}
 
 # Exceptions allowed beyond ALLOWED, per unit (regex on the unit name) -- each one a documented
 # behaviour, not a leniency.  Exception itself matches only a plain Exception, not its subclasses.
@@ -661,7 +665,7 @@ EXTRA_ALLOWED = [
     # pyAMReX's global indexing raises these (src/amrex/extensions/MultiFab.py); API.md 2.8 keeps them
     (r"i?MultiFab\.__(get|set)item__$", (AssertionError, Exception)),
     # to_cupy without CuPy (API.md 2.2)
-    (r"\.to_cupy$", (ImportError,)),
+    (r"\.to_cupy(_stacked)?$", (ImportError,)),
     # files: the OS says why it cannot write
     (r"print_usage_to_files$", (OSError,)),
     (r"ParmParse\.addfile$", (OSError,)),

@@ -78,11 +78,11 @@ def test_hostile_values(sweep, dim, owner):
 # no longer does tests nothing but argument checking.  Units that cannot work at all, with why
 # (regex on the unit name):
 NO_WORKING_FORM = {
-    r"^(Config|AMReX|Arena|FabArrayBase|FabArray_FArrayBox|FabFactory_FArrayBox)\(\)$":
-        "not constructible (made by the library: initialize(), The_Arena(), MultiFab)",
+    r"^(Config|AMReX|Arena|FabArrayBase|FabArray_FArrayBox|FabFactory_FArrayBox|StackedArray)\(\)$":
+        "not constructible (made by the library: initialize(), The_Arena(), MultiFab, mf.stacked())",
     r"\.__delitem__$": "components / elements cannot be deleted (TypeError), as in pyAMReX",
     r"\.__cuda_array_interface__$": "host memory has no CUDA interface (AttributeError)",
-    r"\.to_cupy$": "needs CuPy and device memory",
+    r"\.to_cupy(_stacked)?$": "needs CuPy and device memory",
     r"^Array4_longdouble(_const)?\.__dlpack__$": "DLPack has no long double type",
     r"^MultiFab\.weighted_sync$": "NotImplementedError (not in boxfab's C core yet)",
 }
