@@ -399,11 +399,12 @@ def run_case(amr, xp, timer, args, box, lib, info, ck, misses):
     gcells = ((box + 2 * ng) ** 3 - box ** 3) * nbox
     gbytes = 2.0 * 8 * gcells
     t_at_mc = gbytes / bw_mc
-    ok = t <= 2.0 * t_at_mc
+    fb_target = 2.9 if box >= 128 else 2.45  # issue 14: 1.25x the device's floor (bench_dram_rows)
+    ok = t <= fb_target * t_at_mc
     if not ok:
         misses.append(f"fill_boundary {box}^3")
     print(f"  {'fill_boundary':13s} {t * 1e3:8.3f} {gbytes / t / 1e9:7.0f} {t / t_at_mc:7.2f}x {'<=':>3s}"
-          f"{2.0:4.2f} {'PASS' if ok else 'MISS'}  (x = time / time of its {gbytes / 1e9:.3f} GB of ghost "
+          f"{fb_target:4.2f} {'PASS' if ok else 'MISS'}  (x = time / time of its {gbytes / 1e9:.3f} GB of ghost "
           f"bytes at memcpy bandwidth, {t_at_mc * 1e3:.3f} ms)", flush=True)
     del gv, g_mf
     gc.collect()
@@ -544,7 +545,7 @@ def main(argv=None):
         print(f"timing: perf_counter around batches of {args.batch} calls between device synchronizations, "
               f"best of {args.repeat} batches after 2 warm-ups; bandwidth = bytes read + written / time")
         print("targets: streaming >= 0.90 of memcpy (128^3 boxes), >= 0.80 (smaller); reductions >= 0.85; "
-              "fill_boundary <= 2x its bytes at memcpy bandwidth; per-box overhead < 2 us")
+              "fill_boundary <= 2.9x (128^3) / 2.45x (32^3) its bytes at memcpy bandwidth; per-box overhead < 2 us")
         n = args.n
         lib = {"gx": xp.random((n, n, n), 1), "gy": xp.random((n, n, n), 2), "gw": xp.random((n, n, n), 3),
                "G": xp.m.empty((n, n, n))}
