@@ -470,7 +470,15 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
     /* a view: made in the order asked for; a copy: of the C-ordered view, then ordered (F-contiguous for "F") */
     PyObject *view = a4_cupy_view(self, cp, c_order || copy);
     ordered = view && !copy;
-    if (!view && !PyErr_Occurred()) view = PyObject_CallMethod(cp, "asarray", "(O)", self);
+    if (!view && !PyErr_Occurred()) {
+      if (bf_array4_size(&A4(self)->a) == 0) { /* no element: an empty array (bfpy_x_cupy_empty) */
+        bfpy_xview v = {.p = NULL, .dtype = A4(self)->a.dtype, .memory = A4(self)->memory, .ndim = 4};
+        bfpy_array4_shape(&A4(self)->a, v.shape, v.strides);
+        view = bfpy_x_cupy_empty(cp, &v);
+      } else {
+        view = PyObject_CallMethod(cp, "asarray", "(O)", self);
+      }
+    }
     if (view && copy) {
       arr = PyObject_CallMethod(view, "copy", NULL);
       Py_DECREF(view);

@@ -317,3 +317,19 @@ PyObject *bfpy_x_dlpack(PyObject *exporter, const bfpy_xview *v, PyObject *const
   if (!cap) x_dl_ctx_free(ctx);
   return cap;
 }
+
+PyObject *bfpy_x_cupy_empty(PyObject *cp, const bfpy_xview *v) {
+  PyObject *shape = PyTuple_New(v->ndim);
+  if (!shape) return NULL;
+  for (int d = 0; d < v->ndim; ++d) {
+    PyObject *x = PyLong_FromLongLong((long long)v->shape[d]);
+    if (!x) {
+      Py_DECREF(shape);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(shape, d, x);
+  }
+  PyObject *arr = PyObject_CallMethod(cp, "empty", "Os", shape, bfpy_a4_kinds[v->dtype].typestr);
+  Py_DECREF(shape);
+  return arr;
+}

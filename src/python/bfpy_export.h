@@ -54,4 +54,11 @@ PyObject *bfpy_x_interface_dict(const bfpy_xview *v);
 PyObject *bfpy_x_dlpack(PyObject *exporter, const bfpy_xview *v, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames);
 
+/* An empty CuPy array of v's shape and type (C order), for a zero-size
+ * view of device memory: the array interface gives such a view the
+ * address 0 (INTEROP.md), which CuPy's import refuses ("UnownedMemory
+ * requires explicit device ID for a null pointer"); with no element there
+ * is nothing to share.  `cp`: the cupy module. */
+PyObject *bfpy_x_cupy_empty(PyObject *cp, const bfpy_xview *v);
+
 #endif

@@ -250,8 +250,10 @@ static PyObject *stack_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t
       Py_XDECREF(host);
     }
   } else {
-    /* through __cuda_array_interface__: CuPy waits for the stream it names and holds this view */
-    PyObject *view = PyObject_CallMethod(cp, "asarray", "(O)", self);
+    /* through __cuda_array_interface__: CuPy waits for the stream it names and holds this view
+     * (no element, e.g. a rank without boxes: an empty array, see bfpy_x_cupy_empty) */
+    PyObject *view = bfpy_x_size(&SO(self)->v) == 0 ? bfpy_x_cupy_empty(cp, &SO(self)->v)
+                                                    : PyObject_CallMethod(cp, "asarray", "(O)", self);
     if (view && copy) {
       arr = PyObject_CallMethod(view, "copy", NULL);
       Py_DECREF(view);

@@ -751,3 +751,20 @@ del a; gc.collect()
 assert bool((y == 8.0).all())
 print("OK")
 """)
+
+
+@gpu
+def test_zero_size_device_views_to_cupy(amr3):
+    """A zero-size view of device memory exports address 0 (INTEROP.md), which CuPy's
+    import refuses ("UnownedMemory requires explicit device ID for a null pointer"):
+    to_cupy gives an empty CuPy array of the right shape instead of raising."""
+    cp = pytest.importorskip("cupy")
+    amr = amr3
+    ensure_init(amr)
+    a = amr.Array4_double(cp.zeros((2, 3, 4, 5))[:, :, :, 0:0])
+    assert a.__cuda_array_interface__["data"][0] == 0
+    v = a.to_cupy()
+    assert isinstance(v, cp.ndarray) and v.shape == (0, 4, 3, 2) and v.size == 0
+    assert a.to_cupy(order="C").shape == (2, 3, 4, 0)
+    assert a.to_cupy(copy=True).shape == (0, 4, 3, 2)
+    assert a.to_xp().shape == (0, 4, 3, 2)
