@@ -64,11 +64,15 @@ int bf_multifab_stack(const bf_multifab *mf, bf_mf_stack *out) {
     }
   }
   bf_box fb = ref;
-  (void)bf_box_grow(&fb, mf->ngrow.v);
+  BF_CALL(bf_box_grow(&fb, mf->ngrow.v));
+  /* a rank without fabs has allocated none of this shape: the size of one fab may not fit (checked
+   * here, as bf_multifab_create checks it for the fabs it allocates) */
+  size_t fab_bytes = 0;
+  BF_CALL(bf_fab_bytes_of(&fb, mf->ncomp, mf->dtype, &fab_bytes));
   const int64_t nx = bf_box_length(&fb, 0), ny = mf->dim > 1 ? bf_box_length(&fb, 1) : 1,
                 nz = mf->dim > 2 ? bf_box_length(&fb, 2) : 1;
   const size_t itemsize = bf_dtype_size(mf->dtype);
-  const int64_t fab_elems = nx * ny * nz * mf->ncomp;
+  const int64_t fab_elems = (int64_t)(fab_bytes / itemsize);
   /* the distance between consecutive fabs: one value for all (the packing makes it so; checked) */
   size_t step = (size_t)fab_elems * itemsize;
   if (mf->nlocal > 1) {

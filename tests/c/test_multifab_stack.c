@@ -209,6 +209,36 @@ static void test_rank_without_fabs(void) {
   bf_boxarray_destroy(&ba);
 }
 
+/* Ranks without fabs take the shape of the BoxArray's boxes without allocating them: a box whose fab
+ * would need more than 2^63 bytes (which no rank can hold: rank 0, its owner, fails to make the
+ * MultiFab) is an overflow error there too, not a wrapped-around element count (signed overflow). */
+static void test_huge_boxes_elsewhere(void) {
+  if (nprocs < 2) return;
+  const int n = 1 << 21; /* (2^21)^3 = 2^63 points */
+  bf_box box = mkbox(3, 0, 0, 0, n - 1, n - 1, n - 1, 0);
+  bf_boxarray *ba = NULL;
+  BFT_OK(bf_boxarray_create_from_boxes(3, 1, &box, &ba));
+  int p[1] = {0};
+  bf_distmap *dm = NULL;
+  BFT_OK(bf_distmap_create_from_pmap(1, p, &dm));
+  bf_multifab *mf = NULL;
+  int err = bf_multifab_create(ba, dm, 1, iv3(3, 0, 0, 0), BF_DTYPE_DOUBLE, NULL, true, &mf);
+  if (me == 0) {
+    BFT_CHECK(err == BF_ERROR_OVERFLOW);
+  } else {
+    BFT_OK(err);
+    bf_mf_stack s;
+    bf_error_clear();
+    BFT_CHECK(bf_multifab_stack(mf, &s) == BF_ERROR_OVERFLOW);
+    BFT_CHECK(strstr(bf_error_message(), "2^63") != NULL);
+    bf_error_clear();
+  }
+  bf_error_clear();
+  bf_multifab_destroy(&mf);
+  bf_distmap_destroy(&dm);
+  bf_boxarray_destroy(&ba);
+}
+
 int main(void) {
   uint64_t id = 0;
   const char *quiet[] = {"amrex.verbose=0"};
@@ -225,6 +255,7 @@ int main(void) {
   BFT_RUN(test_no_data_refused);
   BFT_RUN(test_empty_boxarray_refused);
   BFT_RUN(test_rank_without_fabs);
+  BFT_RUN(test_huge_boxes_elsewhere);
   /* after finalize: the runtime check, as every MultiFab operation */
   bf_boxarray *ba = chop_domain(1, 8, 4, 0);
   bf_multifab *mf = make_rr(ba, 1, 0, BF_DTYPE_DOUBLE);
