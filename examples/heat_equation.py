@@ -166,13 +166,13 @@ def step_stacked_kernel(cp, u, w, c, threads=256):
       (u, w, np.int64(nbox), np.int32(nx), np.int32(ny), np.int32(nz), np.int64(u.strides[0] // 8), np.float64(c)))
 
 
-def stacked_layout_ok(mf):
-    """True when mf's local boxes share one shape (mf.stacked() works)."""
+def stacked_layout_error(mf):
+    """None when mf's local boxes share one shape (mf.stacked() works), else the ValueError saying why."""
     try:
         mf.stacked()
-    except ValueError:
-        return False
-    return True
+    except ValueError as e:
+        return e
+    return None
 
 
 def main(argv=None):
@@ -214,10 +214,17 @@ def main(argv=None):
         v_old = [a[..., 0] for a in old.to_xp()]
         v_new = [a[..., 0] for a in new.to_xp()]
         pd = amr.ParallelDescriptor
-        # the stacked path needs boxes of one shape on every rank (decided together: every rank steps alike)
-        stacked = args.path == "stacked" or (args.path == "auto" and gpu
-                                             and pd.ReduceBoolAnd(stacked_layout_ok(old)))
-        if stacked:  # ValueError naming two boxes that differ when --path stacked meets another layout
+        # the stacked path needs boxes of one shape on every rank, decided together (every rank steps
+        # alike): a rank that went on alone would wait in fill_boundary for one that raised
+        stacked = args.path == "stacked" or (args.path == "auto" and gpu)
+        if stacked:
+            err = stacked_layout_error(old)
+            if not pd.ReduceBoolAnd(err is None):
+                if args.path == "stacked":  # ValueError on every rank: this rank's reason, or another's
+                    raise err or ValueError("--path stacked: the boxes of another rank differ in shape (one "
+                                            "array over all boxes needs boxes of one shape on every rank)")
+                stacked = False
+        if stacked:
             if gpu:  # C order (box, comp, z, y, x) for the kernel
                 s_old, s_new = old.to_cupy_stacked(order="C"), new.to_cupy_stacked(order="C")
             else:    # [box, x, y, z]

@@ -57,3 +57,20 @@ def test_heat_example_same_answers_on_1_2_4_ranks(tmp_path):
         lines[n] += re.findall(r"^mode amplitude at t = \S+: measured \S+", r.stdout, re.M)
         assert len(lines[n]) == 3, report
     assert lines[2] == lines[1] and lines[4] == lines[1], lines
+
+
+@pytest.mark.mpi
+def test_heat_example_stacked_refused_on_every_rank(tmp_path):
+    """--path stacked where the boxes differ in shape on some ranks only (24^3 cut at 16: eight boxes of
+    eight shapes; on 5 ranks those with one box could stack theirs): every rank raises ValueError and the
+    run ends, instead of the ranks that could stack waiting in fill_boundary for those that raised."""
+    r = mpirun(str(EXAMPLE), 5, timeout=90, args=("--n", "24", "--max-grid", "16", "--steps", "2", "--png", "",
+                                                   "--plotfile", "", "--path", "stacked"))
+    report = f"--- stdout\n{r.stdout[-4000:]}\n--- stderr\n{r.stderr[-4000:]}"
+    assert r.returncode != 0, report
+    assert r.stderr.count("ValueError") >= 5, report  # one traceback per rank
+    assert "needs boxes of one shape" in r.stderr and "the boxes of another rank differ in shape" in r.stderr, report
+    # the same layout with --path auto runs box by box on the CPU, on every rank alike
+    r = mpirun(str(EXAMPLE), 5, timeout=90, args=("--n", "24", "--max-grid", "16", "--steps", "2", "--png", "",
+                                                   "--plotfile", ""))
+    assert r.returncode == 0 and r.stdout.count("checks: passed") == 1, r.stdout + r.stderr
