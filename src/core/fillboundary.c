@@ -2,9 +2,10 @@
  * override_sync, average_sync, parallel_copy (see include/boxfab/multifab.h).
  * Each gets its cached plan (fillboundary_plan.c), compiled once per pair of
  * fab shapes into block copies (bf_xtask), and runs it through the backend's
- * exchange kernel: no allocation per call (except the staging buffer of runs
- * that read what they write), the items of one destination fab in order,
- * destination fabs on concurrent threads. */
+ * exchange kernel: no allocation per call on one rank (except the staging
+ * buffer of runs that read what they write; across ranks, the small arrays
+ * of tasks and block offsets of run_distributed), the items of one
+ * destination fab in order, destination fabs on concurrent threads. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -75,8 +75,8 @@ static PyObject *ai_tuple4(const long long v[4], long long last[4], PyObject **c
     }
     PyTuple_SET_ITEM(t, i, x);
   }
+  memcpy(last, v, 4 * sizeof *v); /* before the old tuple goes: its release must see a consistent cache */
   Py_XSETREF(*cache, t);
-  memcpy(last, v, 4 * sizeof *v);
   Py_INCREF(t);
   return t;
 }
