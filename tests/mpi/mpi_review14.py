@@ -30,6 +30,13 @@ def dm_of(amr, nb, kind):
     return amr.DistributionMapping(amr.Vector_int(ranks))
 
 
+def hostmem(amr):
+    """Host memory whatever BOXFAB_TEST_DEVICE says: these checks are about the host exchange's
+    compiled pack/unpack (device memory takes the element-wise path, which mpi_exchange.py covers on
+    the GPU), and they read the data through NumPy views."""
+    return amr.MFInfo().set_arena(amr.The_Cpu_Arena())
+
+
 def make_ba(amr, dim, max_size):
     ba = amr.BoxArray(amr.Box(amr.IntVect(*([0] * dim)), amr.IntVect(*([N - 1] * dim))))
     ba.max_size(max_size)
@@ -98,13 +105,13 @@ def check_copy_different_shapes():
                 res = []
                 for kind in ("rr", "zero"):
                     sdm, ddm = dm_of(amr, len(sba), "rev" if kind == "rr" else kind), dm_of(amr, len(dba), kind)
-                    src = cls(sba, sdm, 3, 2)
+                    src = cls(sba, sdm, 3, 2, hostmem(amr))
                     init(src, 1, ints)
                     src.fill_boundary(P)  # every source ghost holds the wrapped value
-                    src1 = cls(sba, sdm, 3, 1)  # the same plan (same ba, dm, src_ng), another fab shape
+                    src1 = cls(sba, sdm, 3, 1, hostmem(amr))  # the same plan (same ba, dm, src_ng), another fab shape
                     init(src1, 3, ints)
                     src1.fill_boundary(P)
-                    dst = cls(dba, ddm, 4, 1)
+                    dst = cls(dba, ddm, 4, 1, hostmem(amr))
                     init(dst, 7, ints)
                     if op == "copy":
                         dst.parallel_copy(src, 1, 2, 2, 1, 1, P)
@@ -147,10 +154,10 @@ def check_add_counts():
         res = []
         for kind in ("rr", "zero"):
             sdm, ddm = dm_of(amr, len(sba), "rev" if kind == "rr" else kind), dm_of(amr, len(dba), kind)
-            src = amr.iMultiFab(sba, sdm, 3, 2)
+            src = amr.iMultiFab(sba, sdm, 3, 2, hostmem(amr))
             init(src, 1, True)
             src.fill_boundary(P)
-            dst = amr.iMultiFab(dba, ddm, 4, 1)
+            dst = amr.iMultiFab(dba, ddm, 4, 1, hostmem(amr))
             dst.set_val(5)
             dst.parallel_add(src, 2, 1, 1, 1, 0, P)
             res.append((gather(dst), dst))
@@ -182,7 +189,7 @@ def check_self_copy_staged():
         ba = make_ba(amr, dim, 4)
         res = []
         for kind in ("rr", "zero"):
-            mf = getattr(amr, cls_name)(ba, dm_of(amr, len(ba), kind), 3, 2)
+            mf = getattr(amr, cls_name)(ba, dm_of(amr, len(ba), kind), 3, 2, hostmem(amr))
             init(mf, 1, cls_name == "iMultiFab")
             mf.parallel_copy(mf, 2, 0, 1, 1, 2, P)
             mf.sum_boundary(1, 2, P)
