@@ -160,6 +160,23 @@ typedef struct bf_xargs {
  * `pairs` true: a unit is one task or two that touch each other's fabs (a
  * copy and its mirror, no write of one meets the other's points) and that
  * run row by row interleaved, so each cache line is fetched once for both. */
+/* fill_boundary's x faces as whole x-lines of fabs (fillboundary_xline.c):
+ * fabs of n[0] x n[1] x n[2] points (ghosts included, unused dims 1), ghost
+ * widths g; line l is the fabs lfab[lstart[l] .. lstart[l+1]) in x order
+ * (element offsets of their data from the buffer's start; a component is
+ * ns elements).  For every fab of a line and every valid row (y in [g[1],
+ * n[1] - g[1]), z in [g[2], n[2] - g[2])), its high x ghosts (the last g[0]
+ * points of the row) get the next fab's first g[0] valid points of the same
+ * row, and its low x ghosts the previous fab's last g[0] valid points; the
+ * first fab of a line has no previous and the last no next unless lper[l]
+ * (periodic: they are each other's). */
+typedef struct bf_xline_desc {
+  int n[3], g[3];
+  int64_t nlines, nfabs, maxlen, ns;
+  const int64_t *lstart, *lfab;
+  const uint8_t *lper;
+} bf_xline_desc;
+
 typedef struct bf_xlist {
   const bf_xtask *tasks;
   int64_t nunits;
@@ -484,6 +501,16 @@ typedef struct bf_backend {
   int (*run_elementwise)(void *handle, const bf_kargs *args);
   int (*run_reduce)(void *handle, const bf_kargs *args, bf_kresult *out);
   void (*release)(void *handle);
+  /* Optional (NULL in the CPU table): fill_boundary's x faces on fabs of
+   * one shape as whole x-lines (bf_xline_desc, fillboundary_xline.c).
+   * xline_prepare keeps the backend's form of d (device tables; *handle NULL
+   * and 0 when d does not suit this backend: the caller runs the items as
+   * before); xline_run fills components comp0 .. comp0 + ncomp - 1 of the
+   * fabs at `base` (double data); xline_release frees.  0 or 1 with the
+   * error message set. */
+  int (*xline_prepare)(const struct bf_xline_desc *d, void **handle);
+  int (*xline_run)(void *handle, double *base, int comp0, int ncomp);
+  void (*xline_release)(void *handle);
   /* ---- device glue (bf_gpu_*, gpu.c), NULL in the host table ------------------
    * Each returning int sets the error message on failure and returns its code. */
   const char *device_api;                      /* "CUDA": bf_gpu_backend_name */

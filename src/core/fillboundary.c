@@ -98,6 +98,29 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
   if (p->nitems == 0) return BF_SUCCESS;
   const bf_backend *be = bf_mf_backend(dst, src, NULL, "ghost exchange");
   if (!be) return BF_ERROR_VALUE; /* host-only and device-only memory mixed: message set */
+  /* fill_boundary's full x faces as whole x-lines (fillboundary_xline.c) where the backend has the
+   * kernel (CUDA); BOXFAB_FB_XLINE=0 never, =1 also on the host (the reference loop, for the tests) */
+  if (p->kind == BF_PLAN_FILL_BOUNDARY && op == BF_KOP_COPY && src == dst && !stage && !serial) {
+    static int mode = -2;
+    if (mode == -2) {
+      const char *e = getenv("BOXFAB_FB_XLINE");
+      mode = e && *e ? atoi(e) : -1;
+    }
+    bool device = be->exchange == NULL;
+    if (mode != 0 && (device ? be->xline_run != NULL : mode == 1)) {
+      const bf_plan_xline *xl;
+      BF_CALL(bf_plan_xline_get(p, dst, device ? be : NULL, &xl));
+      if (xl->usable) {
+        double *base = bf_buffer_data(dst->buffer);
+        if (device) {
+          if (be->xline_run(xl->handle, base, dcomp, ncomp)) return bf_error_code() ? bf_error_code() : BF_ERROR_RUNTIME;
+        } else {
+          bf_xline_run_host(&xl->d, base, dcomp, ncomp);
+        }
+        return xl->rest ? run_plan(xl->rest, op, s0, dst, src, scomp, dcomp, ncomp, stage, serial) : BF_SUCCESS;
+      }
+    }
+  }
   if (!be->exchange) return run_plan_elementwise(be, p, op, s0, dst, src, scomp, dcomp, ncomp, stage, serial);
   const bf_plan_exec *e;
   BF_CALL(bf_plan_exec_get(p, dst, src, &e));

@@ -96,8 +96,27 @@ typedef struct bf_plan_bufs {
   size_t scap, rcap;
 } bf_plan_bufs;
 
+/* fill_boundary's full x faces of fabs of one shape, run as whole x-lines
+ * (bf_xline_desc): built on first use for one fab layout (ghost widths,
+ * components) and kept with the plan.  `usable` false: the plan or the
+ * layout does not allow it.  `rest`: a plan of the other items (NULL:
+ * none), run as before. */
+typedef struct bf_plan_xline {
+  struct bf_plan_xline *next;
+  int ng[3], ncomp;
+  bool usable;
+  bf_xline_desc d;
+  int64_t *lstart, *lfab;
+  uint8_t *lper;
+  struct bf_plan *rest;
+  const struct bf_backend *be; /* the backend of `handle` (NULL: none made) */
+  void *handle;
+} bf_plan_xline;
+
 typedef struct bf_plan {
   long refcount;
+  int kind; /* BF_PLAN_* (-1: a plan made from another's items) */
+  bf_plan_xline *xlines;
   bf_copy_item *items;
   int64_t nitems;
   int64_t *group_start; /* items of one dst fab: [group_start[g], group_start[g+1]) */
@@ -132,6 +151,19 @@ typedef struct bf_plan {
   int64_t *late_gs, nlate_groups; /* late groups: one dst fab each */
   bf_plan_bufs *bufs;             /* kept between calls (atomic exchange) */
 } bf_plan;
+
+/* The x-line form of fill_boundary plan p for MultiFab mf (kept with the
+ * plan; *out->usable false when it does not apply), and a host run of it
+ * (the reference the device kernel follows; tests: BOXFAB_FB_XLINE=1), and
+ * the release of a plan's forms (fillboundary_xline.c). */
+int bf_plan_xline_get(struct bf_plan *p, const bf_multifab *mf, const bf_backend *be, const bf_plan_xline **out);
+void bf_xline_run_host(const bf_xline_desc *d, double *base, int comp0, int ncomp);
+void bf_plan_xlines_free(bf_plan_xline *l);
+/* Release a plan reference (fillboundary_plan.c). */
+void bf_plan_done(struct bf_plan *plan);
+/* A plan of the given items (copied), grouped by destination fab as they
+ * come, free_order as given, outside the cache (kind -1). */
+int bf_plan_of_items(const bf_copy_item *items, int64_t n, bool free_order, struct bf_plan **out);
 
 /* Free kept message buffers (NULL allowed; fillboundary.c). */
 void bf_plan_bufs_free(bf_plan_bufs *b);

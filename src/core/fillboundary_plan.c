@@ -698,10 +698,38 @@ static void plan_release(bf_plan *p) {
       next = e->next;
       exec_free(e);
     }
+    bf_plan_xlines_free(p->xlines);
     pthread_mutex_destroy(&p->lock);
     plan_free_lists(p);
     free(p);
   }
+}
+
+int bf_plan_of_items(const bf_copy_item *items, int64_t n, bool free_order, bf_plan **out) {
+  bf_plan *p = calloc(1, sizeof *p);
+  size_t cap = (size_t)(n > 0 ? n : 1);
+  if (p) {
+    p->items = malloc(cap * sizeof *p->items);
+    p->group_start = malloc((cap + 1) * sizeof *p->group_start);
+  }
+  if (!p || !p->items || !p->group_start) {
+    if (p) free(p->items), free(p->group_start);
+    free(p);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for a copy plan");
+  }
+  memcpy(p->items, items, (size_t)n * sizeof *items);
+  p->nitems = n;
+  int64_t ng = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (i == 0 || items[i].dst_li != items[i - 1].dst_li) p->group_start[ng++] = i;
+  p->group_start[ng] = n;
+  p->ngroups = ng;
+  p->free_order = free_order;
+  p->kind = -1;
+  p->refcount = 1;
+  pthread_mutex_init(&p->lock, NULL);
+  *out = p;
+  return BF_SUCCESS;
 }
 
 /* ---- compiled plans -------------------------------------------------------------- */
@@ -1078,6 +1106,7 @@ int bf_plan_get(const bf_plan_key *key, bf_plan **out) {
     return err;
   }
   p->refcount = 2; /* the cache's and the caller's */
+  p->kind = key->kind;
   pthread_mutex_init(&p->lock, NULL);
   pthread_mutex_lock(&bf_cache_lock);
   int slot = bf_ncache;

@@ -1,0 +1,70 @@
+"""fill_boundary's x faces as whole x-lines (src/core/fillboundary_xline.c, issue 14).
+
+On the GPU the x-line kernel runs by default; on the CPU the same plan analysis (which items are
+mirrored full x faces, how they chain into lines, periodic cycles, the items left to a plan of
+their own) runs through the host reference loop when BOXFAB_FB_XLINE=1.  Every layout below is
+filled both ways in fresh interpreters, and the bytes of every fab (ghost cells included) must be
+identical: 1D/2D/3D, periodic or not, one box or several per direction (a periodic line of one
+fab is its own neighbour), 1 to 3 ghost layers, 1 or 3 components and a component range, and
+layouts the x-line form must leave alone (boxes of two shapes, ghosts filled partly)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+CHECK = textwrap.dedent("""
+    import hashlib, importlib, itertools, os, sys
+    import numpy as np
+    out = []
+    for dim in (1, 2, 3):
+        amr = importlib.import_module(f"boxfab.space{dim}d")
+        amr.initialize(["amrex.verbose=0"])
+        for n, ms, ng, per, nc in itertools.product((8, 12), (4, 8), (1, 2, 3), (0, 1), (1, 3)):
+            if ng > ms:
+                continue
+            dom = amr.Box(amr.IntVect(*([0] * dim)), amr.IntVect(*([n - 1] * dim)))
+            ba = amr.BoxArray(dom)
+            ba.max_size(ms)
+            mf = amr.MultiFab(ba, amr.DistributionMapping(ba), nc, ng)
+            rng = np.random.default_rng(n * 1000 + ms * 10 + ng)
+            for a in mf.to_numpy():
+                a[...] = rng.random(a.shape)
+            P = amr.Periodicity(amr.IntVect(*([n if per else 0] * dim)))
+            for how in ("all", "comp", "partial"):
+                if how == "all":
+                    mf.fill_boundary(0, nc, P)
+                elif how == "comp":
+                    mf.fill_boundary(nc - 1, 1, P)
+                else:  # fewer layers than the fabs have: not the x-line form's case
+                    mf.fill_boundary(amr.IntVect(*([max(ng - 1, 0)] * dim)), P)
+                h = hashlib.sha1(b"".join(np.ascontiguousarray(a).tobytes() for a in mf.to_numpy())).hexdigest()
+                out.append(f"{dim} {n} {ms} {ng} {per} {nc} {how} {h}")
+        amr.finalize()
+    print("\\n".join(out))
+""")
+
+
+def run(mode, extra=None):
+    env = dict(os.environ, BOXFAB_FB_XLINE=mode)
+    env.update(extra or {})
+    r = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def test_xline_form_gives_the_same_bytes():
+    plain, xline = run("0"), run("1")
+    assert len(plain) == len(xline) > 400
+    diff = [(a, b) for a, b in zip(plain, xline) if a != b]
+    assert not diff, diff[:5]
+
+
+@pytest.mark.skipif(os.environ.get("BOXFAB_TEST_DEVICE", "cpu") == "gpu", reason="the host loop's own check")
+def test_the_check_can_fail():
+    """The comparison above is not vacuous: the x-line form runs for most of these layouts (a
+    host loop that drops its low faces, BOXFAB_FB_XLINE_TEST_DROP=1, changes their bytes)."""
+    plain, broken = run("0"), run("1", {"BOXFAB_FB_XLINE_TEST_DROP": "1"})
+    changed = sum(a != b for a, b in zip(plain, broken))
+    assert changed > 200, changed
