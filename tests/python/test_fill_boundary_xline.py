@@ -21,6 +21,9 @@ CHECK = textwrap.dedent("""
     for dim in (1, 2, 3):
         amr = importlib.import_module(f"boxfab.space{dim}d")
         amr.initialize(["amrex.verbose=0"])
+        xp = np
+        if amr.Config.have_gpu:
+            import cupy as xp
         for n, ms, ng, per, nc in itertools.product((8, 12), (4, 8), (1, 2, 3), (0, 1), (1, 3)):
             if ng > ms:
                 continue
@@ -29,8 +32,10 @@ CHECK = textwrap.dedent("""
             ba.max_size(ms)
             mf = amr.MultiFab(ba, amr.DistributionMapping(ba), nc, ng)
             rng = np.random.default_rng(n * 1000 + ms * 10 + ng)
-            for a in mf.to_numpy():
-                a[...] = rng.random(a.shape)
+            for a in mf.to_xp():  # CuPy views of device memory on a GPU (BOXFAB_TEST_DEVICE=gpu)
+                a[...] = xp.asarray(rng.random(a.shape))
+            if xp is not np:
+                xp.cuda.Device().synchronize()
             P = amr.Periodicity(amr.IntVect(*([n if per else 0] * dim)))
             for how in ("all", "comp", "partial"):
                 if how == "all":
@@ -39,7 +44,8 @@ CHECK = textwrap.dedent("""
                     mf.fill_boundary(nc - 1, 1, P)
                 else:  # fewer layers than the fabs have: not the x-line form's case
                     mf.fill_boundary(amr.IntVect(*([max(ng - 1, 0)] * dim)), P)
-                h = hashlib.sha1(b"".join(np.ascontiguousarray(a).tobytes() for a in mf.to_numpy())).hexdigest()
+                h = hashlib.sha1(b"".join(np.ascontiguousarray(mf.array(m).to_host()).tobytes()
+                                          for m in mf)).hexdigest()
                 out.append(f"{dim} {n} {ms} {ng} {per} {nc} {how} {h}")
         amr.finalize()
     print("\\n".join(out))

@@ -322,6 +322,9 @@ static int cuda_fill(bf_backend *b) {
   b->run_reduce = bf_cuda_run_reduce;
   b->release = bf_cuda_release;
   b->exchange = NULL; /* the core runs ghost-exchange plans as element-wise tasks */
+  b->xline_prepare = bf_cuda_xline_prepare; /* and fill_boundary's x faces as x-lines */
+  b->xline_run = bf_cuda_xline_run;
+  b->xline_release = bf_cuda_xline_release;
   b->device_api = "CUDA";
   b->device_count = bf_cuda_device_count;
   b->device_id = bf_cuda_device_id;

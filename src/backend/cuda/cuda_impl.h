@@ -116,6 +116,10 @@ int bf_cuda_prepare(const bf_kargs *args, const bf_klist *list, void **handle);
 int bf_cuda_run_elementwise(void *handle, const bf_kargs *args);
 int bf_cuda_run_reduce(void *handle, const bf_kargs *args, bf_kresult *out);
 void bf_cuda_release(void *handle);
+/* fill_boundary's x faces as whole x-lines (cuda_xline.cu) */
+int bf_cuda_xline_prepare(const bf_xline_desc *d, void **handle);
+int bf_cuda_xline_run(void *handle, double *base, int comp0, int ncomp);
+void bf_cuda_xline_release(void *handle);
 /* particle-mesh coupling (cuda_pmesh.cu) */
 int bf_cuda_pmesh_deposit(const bf_pmesh_args *a, int64_t *nskipped);
 int bf_cuda_pmesh_interpolate(const bf_pmesh_args *a, int64_t *nskipped);
