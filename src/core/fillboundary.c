@@ -99,15 +99,21 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
   const bf_backend *be = bf_mf_backend(dst, src, NULL, "ghost exchange");
   if (!be) return BF_ERROR_VALUE; /* host-only and device-only memory mixed: message set */
   /* fill_boundary's full x faces as whole x-lines (fillboundary_xline.c) where the backend has the
-   * kernel (CUDA); BOXFAB_FB_XLINE=0 never, =1 also on the host (the reference loop, for the tests) */
-  if (p->kind == BF_PLAN_FILL_BOUNDARY && op == BF_KOP_COPY && src == dst && !stage && !serial) {
+   * kernel (CUDA) and the boxes are at least XLINE_MIN_NX wide in x (H200, 512^3, 2 ghosts,
+   * benchmarks/fb_xline_ab.py: 128^3 boxes 0.199 -> 0.177 ms, 32^3 boxes 0.889 -> 0.928: worse,
+   * the rest of the items then cost a second launch); BOXFAB_FB_XLINE=0 never, =1 always (also on
+   * the host: the reference loop, for the tests) */
+  if (p->kind == BF_PLAN_FILL_BOUNDARY && op == BF_KOP_COPY && src == dst && !stage && !serial && dst->nlocal > 0) {
+    enum { XLINE_MIN_NX = 64 };
     static int mode = -2;
     if (mode == -2) {
       const char *e = getenv("BOXFAB_FB_XLINE");
       mode = e && *e ? atoi(e) : -1;
     }
     bool device = be->exchange == NULL;
-    if (mode != 0 && (device ? be->xline_run != NULL : mode == 1)) {
+    const bf_box *vb0 = mf_validbox(dst, 0);
+    bool wide = vb0->hi[0] - vb0->lo[0] + 1 >= XLINE_MIN_NX;
+    if (mode == 1 ? (!device || be->xline_run != NULL) : (mode == -1 && device && be->xline_run != NULL && wide)) {
       const bf_plan_xline *xl;
       BF_CALL(bf_plan_xline_get(p, dst, device ? be : NULL, &xl));
       if (xl->usable) {
