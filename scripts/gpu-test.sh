@@ -101,6 +101,11 @@ if step pip_install "$PY" -m pip install --no-build-isolation --no-deps .; then
   PYTHONUNBUFFERED=1 "$PY" benchmarks/heat_gpu.py 2>&1 | tee -a "$LOGS/bench_gpu.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || fail "heat_gpu.py failed (a check or a call)" heat_gpu
   grep -q '^heat step, .* GPU (CuPy' "$LOGS/bench_gpu.txt" || fail "heat_gpu.py did not run on the GPU" heat_gpu
+  # fill_boundary with and without the x-line kernel for the x faces (issue 14), same file
+  echo "== fb_xline_ab" | tee -a "$LOGS/bench_gpu.txt"
+  PYTHONUNBUFFERED=1 "$PY" benchmarks/fb_xline_ab.py 2>&1 | tee -a "$LOGS/bench_gpu.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "fb_xline_ab.py failed" fb_xline_ab
+  grep -q 'wrong ghost cells: [1-9]' "$LOGS/bench_gpu.txt" && fail "fb_xline_ab.py: wrong ghost cells" fb_xline_ab
   # from tests/: the installed boxfab, not the source tree (exit 5, no test collected, fails too)
   step pytest_gpu bash -c 'cd tests && BOXFAB_TEST_DEVICE=gpu exec "$0" -m pytest -m gpu -rs -q -p no:cacheprovider python' "$PY"
   if [ -z "${GPU_TEST_SKIP_FULL:-}" ]; then # (GPU_TEST_SKIP_FULL=1: the GPU tests only, for short device calls)
