@@ -7,6 +7,7 @@ time per call (best of 20 after 3 warm-ups, each call synchronized) and as a mul
 of its ghost bytes (read + write) at the device-to-device memcpy bandwidth measured in the same
 process.  BOXFAB_FB_XLINE=0 is the exchange tasks alone; the default uses the x-line kernel for
 the x faces.  Before timing, every ghost cell is checked against its periodic source."""
+import argparse
 import os
 import subprocess
 import sys
@@ -15,11 +16,23 @@ import time
 CHILD = os.environ.get("FB_AB_CHILD") == "1"
 
 
-def child():
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--n", type=int, default=512, help="domain cells per direction (a multiple of 128)")
+    p.add_argument("--ng", type=int, default=2, help="ghost layers")
+    p.add_argument("--repeat", type=int, default=20, help="timed calls, the best counts")
+    a = p.parse_args(argv)
+    if a.n < 128 or a.n % 128 or a.ng < 1 or a.ng > 32 or a.repeat < 1:
+        p.error("--n must be a positive multiple of 128, --ng in 1..32, --repeat positive")
+    return a
+
+
+def child(args):
     import cupy as cp
     import boxfab.space3d as amr
     amr.initialize(["amrex.verbose=0"])
-    n, ng = 512, 2
+    n, ng = args.n, args.ng
     a = cp.empty(1 << 27)
     b = cp.empty_like(a)
     ev0, ev1 = cp.cuda.Event(), cp.cuda.Event()
@@ -50,11 +63,10 @@ def child():
             i, j, k = cp.meshgrid(*[cp.arange(lo[d], lo[d] + v.shape[d]) for d in range(3)], indexing="ij")
             bad += int((v != ((i % n) + 1000 * (j % n) + 1e6 * (k % n))).sum())
         times = []
-        for r in range(23):
+        for r in range(args.repeat + 3):
             cp.cuda.Device().synchronize()
             t0 = time.perf_counter()
             mf.fill_boundary(P)
-            amr.Gpu.synchronize() if hasattr(amr, "Gpu") else cp.cuda.Device().synchronize()
             cp.cuda.Device().synchronize()
             if r >= 3:
                 times.append(time.perf_counter() - t0)
@@ -67,8 +79,24 @@ def child():
     amr.finalize()
 
 
+def gpu_usable():
+    try:
+        import boxfab.space3d as amr
+        if not amr.Config.have_gpu:
+            return "boxfab uses no GPU here"
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return "CuPy sees no GPU"
+    except Exception as e:  # no CuPy, no driver
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+args = parse_args()
 if CHILD:
-    child()
+    child(args)
+elif gpu_usable():
+    print(f"fb_xline_ab.py: skipped ({gpu_usable()})")
 else:
     for mode in ("0", "default"):
         env = dict(os.environ, FB_AB_CHILD="1")
@@ -78,6 +106,6 @@ else:
             env.pop("BOXFAB_FB_XLINE", None)
         print(f"BOXFAB_FB_XLINE={mode} ({'exchange tasks only' if mode == '0' else 'x-line kernel for the x faces'})",
               flush=True)
-        r = subprocess.run([sys.executable, __file__], env=env)
+        r = subprocess.run([sys.executable, __file__] + sys.argv[1:], env=env)
         if r.returncode:
             sys.exit(r.returncode)
