@@ -116,7 +116,7 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
     if (mode == 1 ? (!device || be->xline_run != NULL) : (mode == -1 && device && be->xline_run != NULL && wide)) {
       const bf_plan_xline *xl;
       BF_CALL(bf_plan_xline_get(p, dst, device ? be : NULL, &xl));
-      if (xl->usable) {
+      if (xl->usable && (!device || xl->handle)) {
         double *base = bf_buffer_data(dst->buffer);
         if (device) {
           if (be->xline_run(xl->handle, base, dcomp, ncomp)) return bf_error_code() ? bf_error_code() : BF_ERROR_RUNTIME;

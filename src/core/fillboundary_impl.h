@@ -109,7 +109,8 @@ typedef struct bf_plan_xline {
   int64_t *lstart, *lfab;
   uint8_t *lper;
   struct bf_plan *rest;
-  const struct bf_backend *be; /* the backend of `handle` (NULL: none made) */
+  const struct bf_backend *for_be; /* the backend it was made for (NULL: the host loop) */
+  const struct bf_backend *be;     /* the backend of `handle` (NULL: none made) */
   void *handle;
 } bf_plan_xline;
 

@@ -170,7 +170,8 @@ int bf_plan_xline_get(bf_plan *p, const bf_multifab *mf, const bf_backend *be, c
   for (int d = 0; d < 3; ++d) ng[d] = d < mf->dim ? mf->ngrow.v[d] : 0;
   pthread_mutex_lock(&p->lock);
   bf_plan_xline *l = p->xlines;
-  while (l && (memcmp(l->ng, ng, sizeof ng) || l->ncomp != mf->ncomp || (be && l->be && l->be != be))) l = l->next;
+  /* one form per layout and per backend it runs on: a plan serves host and device MultiFabs alike */
+  while (l && (memcmp(l->ng, ng, sizeof ng) || l->ncomp != mf->ncomp || l->for_be != be)) l = l->next;
   int err = BF_SUCCESS;
   if (!l) {
     l = calloc(1, sizeof *l);
@@ -180,12 +181,18 @@ int bf_plan_xline_get(bf_plan *p, const bf_multifab *mf, const bf_backend *be, c
     }
     memcpy(l->ng, ng, sizeof ng);
     l->ncomp = mf->ncomp;
+    l->for_be = be;
     err = xline_build(p, mf, l);
     if (!err && l->usable && be && be->xline_prepare) {
       void *h = NULL;
-      err = be->xline_prepare(&l->d, &h) ? BF_ERROR_MEMORY : BF_SUCCESS;
-      if (!err && h) l->be = be, l->handle = h;
-      else if (!err) l->usable = false; /* this backend cannot run it (message-free) */
+      if (be->xline_prepare(&l->d, &h) == 0 && h) {
+        l->be = be, l->handle = h;
+      } else { /* cannot run it here (or its tables could not be made): the exchange tasks do it all */
+        bf_error_clear();
+        l->usable = false;
+      }
+    } else if (!err && be) {
+      l->usable = false; /* a backend without the kernel */
     }
     if (err) {
       bf_plan_xlines_free(l);
