@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "bfpy_array4.h"
+#include "bfpy_export.h"
 #include "bfpy_particles.h"
 #include "boxfab/gpu.h"
 
@@ -50,14 +51,13 @@ typedef struct {
   int pod;            /* BF_POD_* */
   const char *format; /* PEP 3118 */
   char typestr[8];
-  uint8_t dl_code, dl_bits;
-  size_t itemsize;
+  int dtype;          /* the boxfab element type: its DLPack code and bits (bfpy_a4_kinds) */
 } pv_kind;
 
 static pv_kind pv_kinds[BFPY_NPV] = {
-    {"real", BF_POD_REAL, "d", "<f8", kDLFloat, 64, 8},
-    {"int", BF_POD_INT, "i", "<i4", kDLInt, 32, 4},
-    {"uint64", BF_POD_UINT64, "Q", "<u8", kDLUInt, 64, 8},
+    {"real", BF_POD_REAL, "d", "<f8", BF_DTYPE_DOUBLE},
+    {"int", BF_POD_INT, "i", "<i4", BF_DTYPE_INT},
+    {"uint64", BF_POD_UINT64, "Q", "<u8", BF_DTYPE_ULONGLONG},
 };
 
 static int pv_of_pod(int pod) {
@@ -189,44 +189,11 @@ static void pview_releasebuffer(PyObject *self, Py_buffer *view) {
   ((pview_object *)self)->exports--;
 }
 
-/* -- DLPack -- */
-typedef struct {
-  union {
-    DLManagedTensor legacy;
-    DLManagedTensorVersioned versioned;
-  } t;
-  int64_t shape[1], strides[1];
-  PyObject *exporter; /* the _PODView (NULL for a copy) */
-  void *copy;         /* malloc'd host copy */
-  bf_buffer *dcopy;   /* a copy on the GPU */
-} pv_dl_ctx;
-
-static void pv_dl_ctx_free(pv_dl_ctx *ctx) { /* one copy of the logic: bfpy_dl_release (bfpy_array4_export.c) */
-  if (ctx && bfpy_dl_release(&ctx->exporter, &ctx->copy, &ctx->dcopy)) free(ctx);
-}
-
-static void pv_dl_deleter_legacy(DLManagedTensor *m) { pv_dl_ctx_free((pv_dl_ctx *)m->manager_ctx); }
-static void pv_dl_deleter_versioned(DLManagedTensorVersioned *m) { pv_dl_ctx_free((pv_dl_ctx *)m->manager_ctx); }
-
-
-static void pview_device(const pview_object *v, int *type, int *id) {
-  *id = 0;
-  switch (v->memory) {
-  case BFPY_MEM_PINNED: *type = kDLCUDAHost; break;
-  case BFPY_MEM_MANAGED: *type = kDLCUDAManaged; break;
-  case BFPY_MEM_DEVICE: *type = kDLCUDA; break;
-  default: *type = kDLCPU; break;
-  }
-  if (*type == kDLCUDA || *type == kDLCUDAManaged) {
-    int d = bf_gpu_device_id();
-    *id = d < 0 ? 0 : d;
-  }
-}
-
+/* -- DLPack: the exporter shared with Array4 and the stacked view (bfpy_export.c) -- */
 static PyObject *pview_dlpack_device(PyObject *self, PyObject *noargs) {
   (void)noargs;
   int type, id;
-  pview_device((pview_object *)self, &type, &id);
+  bfpy_x_dlpack_device(((pview_object *)self)->memory, &type, &id);
   return Py_BuildValue("(ii)", type, id);
 }
 
@@ -243,144 +210,13 @@ static int pview_copy_out(const pview_object *v, void *dst) {
 
 static PyObject *pview_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   pview_object *v = (pview_object *)self;
-  static const char *const names[] = {"stream", "max_version", "dl_device", "copy", NULL};
-  PyObject *a[4];
-  if (nargs > 0) {
-    PyErr_SetString(PyExc_TypeError, "__dlpack__() takes keyword arguments only (stream, max_version, dl_device, copy)");
-    return NULL;
-  }
-  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return NULL;
-  PyObject *stream = a[0], *max_version = a[1], *dl_device = a[2], *copy_o = a[3];
   if (v->pv < 0) {
     PyErr_SetString(PyExc_BufferError, "__dlpack__: particle structs have no DLPack data type (use to_numpy())");
     return NULL;
   }
-  bool versioned = false;
-  if (max_version && max_version != Py_None) {
-    int major, minor;
-    if (!PyTuple_Check(max_version) || PyTuple_GET_SIZE(max_version) != 2) {
-      PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be a tuple (major, minor)");
-      return NULL;
-    }
-    if (bfpy_to_int(PyTuple_GET_ITEM(max_version, 0), &major, "max_version major") < 0 ||
-        bfpy_to_int(PyTuple_GET_ITEM(max_version, 1), &minor, "max_version minor") < 0)
-      return NULL;
-    versioned = major >= 1;
-  }
-  int copy = -1;
-  if (copy_o && copy_o != Py_None) {
-    if (!PyBool_Check(copy_o)) {
-      PyErr_Format(PyExc_TypeError, "__dlpack__: copy must be None, True or False, not %.100s",
-                   Py_TYPE(copy_o)->tp_name);
-      return NULL;
-    }
-    copy = copy_o == Py_True;
-  }
-  int dev_type, dev_id;
-  pview_device(v, &dev_type, &dev_id);
-  bool host_copy = false;
-  if (dl_device && dl_device != Py_None) {
-    int t, id;
-    if (!PyTuple_Check(dl_device) || PyTuple_GET_SIZE(dl_device) != 2) {
-      PyErr_SetString(PyExc_TypeError, "__dlpack__: dl_device must be a tuple (device_type, device_id)");
-      return NULL;
-    }
-    if (bfpy_to_int(PyTuple_GET_ITEM(dl_device, 0), &t, "dl_device type") < 0 ||
-        bfpy_to_int(PyTuple_GET_ITEM(dl_device, 1), &id, "dl_device id") < 0)
-      return NULL;
-    if (t == dev_type && id == dev_id) {
-    } else if (t == kDLCPU && id == 0 && v->memory != BFPY_MEM_HOST) {
-      if (v->memory == BFPY_MEM_DEVICE) {
-        if (copy == 0) {
-          PyErr_SetString(PyExc_BufferError, "__dlpack__: the data are in device memory; exporting them to the CPU "
-                                             "needs a copy, and copy=False forbids one");
-          return NULL;
-        }
-        host_copy = true;
-      }
-      dev_type = kDLCPU, dev_id = 0;
-    } else {
-      PyErr_Format(PyExc_BufferError, "__dlpack__: cannot export to device (%d, %d): the data are on (%d, %d)", t, id,
-                   dev_type, dev_id);
-      return NULL;
-    }
-  }
-  if (dev_type == kDLCPU) {
-    if (stream && stream != Py_None) {
-      PyErr_Format(PyExc_BufferError, "__dlpack__: stream must be None for CPU data, got %R", stream);
-      return NULL;
-    }
-    if (bfpy_mem_sync_host(v->memory) < 0) return NULL;
-  } else {
-    void *consumer;
-    bool nosync;
-    if (bfpy_cuda_stream_arg(stream, &consumer, &nosync, "__dlpack__") < 0) return NULL;
-    if (!nosync && !bf_gpu_stream_idle() && bfpy_check(bf_gpu_stream_wait(consumer)) < 0) return NULL;
-    if ((!stream || stream == Py_None) && v->memory != BFPY_MEM_DEVICE && bfpy_mem_sync_host(v->memory) < 0)
-      return NULL;
-  }
-  pv_dl_ctx *ctx = calloc(1, sizeof *ctx);
-  if (!ctx) return PyErr_NoMemory();
-  ctx->shape[0] = v->n;
-  ctx->strides[0] = 1;
-  void *data = v->ptr;
-  const size_t bytes = (size_t)v->n * v->itemsize;
-  const bool dev_copy = copy == 1 && !host_copy && dev_type != kDLCPU;
-  if ((copy == 1 && !dev_copy) || host_copy) {
-    ctx->copy = malloc(bytes ? bytes : 1);
-    if (!ctx->copy) {
-      free(ctx);
-      return PyErr_NoMemory();
-    }
-    if (pview_copy_out(v, ctx->copy) < 0) {
-      pv_dl_ctx_free(ctx);
-      return NULL;
-    }
-    data = ctx->copy;
-  } else if (dev_copy) {
-    int kind = v->memory == BFPY_MEM_MANAGED ? BF_ARENA_MANAGED
-               : v->memory == BFPY_MEM_PINNED ? BF_ARENA_PINNED
-                                               : BF_ARENA_DEVICE;
-    if (bfpy_check(bf_buffer_create(bf_arena_get(kind), bytes ? bytes : 1, &ctx->dcopy)) < 0) {
-      free(ctx);
-      return NULL;
-    }
-    if (bytes && bfpy_check(bf_gpu_memcpy(bf_buffer_data(ctx->dcopy), v->ptr, bytes)) < 0) {
-      pv_dl_ctx_free(ctx);
-      return NULL;
-    }
-    data = bf_buffer_data(ctx->dcopy);
-  } else {
-    ctx->exporter = Py_NewRef(self);
-  }
-  DLTensor *dl = versioned ? &ctx->t.versioned.dl_tensor : &ctx->t.legacy.dl_tensor;
-  dl->data = data;
-  dl->device.device_type = (DLDeviceType)dev_type;
-  dl->device.device_id = dev_id;
-  dl->ndim = 1;
-  dl->dtype.code = pv_kinds[v->pv].dl_code;
-  dl->dtype.bits = pv_kinds[v->pv].dl_bits;
-  dl->dtype.lanes = 1;
-  dl->shape = ctx->shape;
-  dl->strides = ctx->strides;
-  dl->byte_offset = 0;
-  PyObject *cap;
-  if (versioned) {
-    DLManagedTensorVersioned *m = &ctx->t.versioned;
-    m->version.major = BFPY_DLPACK_MAJOR_VERSION;
-    m->version.minor = BFPY_DLPACK_MINOR_VERSION;
-    m->manager_ctx = ctx;
-    m->deleter = pv_dl_deleter_versioned;
-    m->flags = (copy == 1 || host_copy) ? DLPACK_FLAG_BITMASK_IS_COPIED : 0;
-    cap = PyCapsule_New(m, "dltensor_versioned", bfpy_dl_capsule_destructor_versioned);
-  } else {
-    DLManagedTensor *m = &ctx->t.legacy;
-    m->manager_ctx = ctx;
-    m->deleter = pv_dl_deleter_legacy;
-    cap = PyCapsule_New(m, "dltensor", bfpy_dl_capsule_destructor_legacy);
-  }
-  if (!cap) pv_dl_ctx_free(ctx);
-  return cap;
+  bfpy_xview x = {.p = v->ptr, .dtype = pv_kinds[v->pv].dtype, .memory = v->memory, .ndim = 1};
+  x.shape[0] = v->n, x.strides[0] = 1;
+  return bfpy_x_dlpack(self, &x, args, nargs, kwnames);
 }
 
 static PyObject *pview_repr(PyObject *self) {
