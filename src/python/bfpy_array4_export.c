@@ -338,28 +338,6 @@ PyObject *bfpy_array4_array(PyObject *self_o, PyObject *const *args, Py_ssize_t 
   return arr;
 }
 
-/* copy, order of to_numpy/to_cupy/to_xp: 0 or -1 with an exception. */
-static int a4_copy_order(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int *copy,
-                         bool *c_order) {
-  static const char *const names[] = {"copy", "order", NULL};
-  PyObject *a[2];
-  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return -1;
-  *copy = 0;
-  if (a[0] && (*copy = PyObject_IsTrue(a[0])) < 0) return -1;
-  *c_order = false;
-  if (a[1]) {
-    const char *o = PyUnicode_Check(a[1]) ? PyUnicode_AsUTF8(a[1]) : NULL;
-    if (!o || (strcmp(o, "F") != 0 && strcmp(o, "C") != 0)) {
-      PyErr_Clear();
-      PyErr_SetString(PyExc_ValueError, "The order argument must be F or C.");
-      return -1;
-    }
-    *c_order = o[0] == 'C';
-  }
-  (void)func;
-  return 0;
-}
-
 static PyObject *a4_order(PyObject *arr, bool c_order) {
   if (!arr || c_order) return arr;
   static PyObject *name_T; /* interned once: this is on the per-box path */
@@ -375,7 +353,7 @@ static PyObject *a4_order(PyObject *arr, bool c_order) {
 PyObject *bfpy_array4_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   int copy;
   bool c_order;
-  if (a4_copy_order("to_numpy", args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
+  if (bfpy_x_copy_order(args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
   if (copy) return a4_order(bfpy_array4_to_host(self, NULL), c_order);
   if (!a4_host_accessible(A4(self))) {
     PyErr_SetString(PyExc_ValueError, "to_numpy: this Array4 views device memory, so no NumPy view exists; use "
@@ -448,7 +426,7 @@ static PyObject *a4_cupy_view(PyObject *self, PyObject *cp, bool c_order) {
 PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   int copy;
   bool c_order;
-  if (a4_copy_order("to_cupy", args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
+  if (bfpy_x_copy_order(args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
   /* sys.modules first (a dict lookup; the import machinery costs more on the per-box path) */
   static PyObject *name_cupy;
   if (!name_cupy && !(name_cupy = PyUnicode_InternFromString("cupy"))) return NULL;

@@ -333,3 +333,22 @@ PyObject *bfpy_x_cupy_empty(PyObject *cp, const bfpy_xview *v) {
   Py_DECREF(shape);
   return arr;
 }
+
+int bfpy_x_copy_order(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int *copy, bool *c_order) {
+  static const char *const names[] = {"copy", "order", NULL};
+  PyObject *a[2];
+  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return -1;
+  *copy = 0;
+  if (a[0] && (*copy = PyObject_IsTrue(a[0])) < 0) return -1;
+  *c_order = false;
+  if (a[1]) {
+    const char *o = PyUnicode_Check(a[1]) ? PyUnicode_AsUTF8(a[1]) : NULL;
+    if (!o || (strcmp(o, "F") != 0 && strcmp(o, "C") != 0)) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_ValueError, "The order argument must be F or C.");
+      return -1;
+    }
+    *c_order = o[0] == 'C';
+  }
+  return 0;
+}

@@ -54,6 +54,11 @@ PyObject *bfpy_x_interface_dict(const bfpy_xview *v);
 PyObject *bfpy_x_dlpack(PyObject *exporter, const bfpy_xview *v, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames);
 
+/* The (copy=False, order="F") arguments of to_numpy / to_cupy / to_xp:
+ * *copy 0 or 1, *c_order true for "C"; 0, or -1 with an exception
+ * (ValueError for another order). */
+int bfpy_x_copy_order(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int *copy, bool *c_order);
+
 /* An empty CuPy array of v's shape and type (C order), for a zero-size
  * view of device memory: the array interface gives such a view the
  * address 0 (INTEROP.md), which CuPy's import refuses ("UnownedMemory

@@ -186,26 +186,6 @@ static PyObject *stack_to_host(PyObject *self, PyObject *noargs) {
   return arr;
 }
 
-/* copy and order of to_numpy / to_cupy / to_xp: 0 or -1 with an exception. */
-static int copy_order(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int *copy, bool *c_order) {
-  static const char *const names[] = {"copy", "order", NULL};
-  PyObject *a[2];
-  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return -1;
-  *copy = 0;
-  if (a[0] && (*copy = PyObject_IsTrue(a[0])) < 0) return -1;
-  *c_order = false;
-  if (a[1]) {
-    const char *o = PyUnicode_Check(a[1]) ? PyUnicode_AsUTF8(a[1]) : NULL;
-    if (!o || (strcmp(o, "F") != 0 && strcmp(o, "C") != 0)) {
-      PyErr_Clear();
-      PyErr_SetString(PyExc_ValueError, "The order argument must be F or C.");
-      return -1;
-    }
-    *c_order = o[0] == 'C';
-  }
-  return 0;
-}
-
 /* arr (C order: box, comp, z, y, x) as asked: itself, or its axes (box, x, y, z, comp) for "F". */
 static PyObject *ordered(PyObject *arr, bool c_order) {
   if (!arr || c_order) return arr;
@@ -217,7 +197,7 @@ static PyObject *ordered(PyObject *arr, bool c_order) {
 static PyObject *stack_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   int copy;
   bool c_order;
-  if (copy_order(args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
+  if (bfpy_x_copy_order(args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
   if (copy) return ordered(stack_to_host(self, NULL), c_order);
   if (!bfpy_mem_host_accessible(SO(self)->v.memory)) {
     PyErr_SetString(PyExc_ValueError, "to_numpy: this StackedArray views device memory, so no NumPy view exists; "
@@ -235,7 +215,7 @@ static PyObject *stack_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_
 static PyObject *stack_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   int copy;
   bool c_order;
-  if (copy_order(args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
+  if (bfpy_x_copy_order(args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
   PyObject *cp = PyImport_ImportModule("cupy");
   if (!cp) return NULL; /* ImportError without CuPy */
   PyObject *arr = NULL;
