@@ -747,6 +747,22 @@ static int64_t view_offset(const bf_kview *v, const int *p) {
   return ((int64_t)p[0] - v->lo[0]) + ((int64_t)p[1] - v->lo[1]) * v->js + ((int64_t)p[2] - v->lo[2]) * v->ks;
 }
 
+/* The block copy of item `it` (rows not fused yet): its destination in fab view dv and its source in
+ * fab view sv, either side NULL for dense block `blk` of a staging or message buffer (x fastest, one
+ * component after another). */
+static bf_xtask item_task(const bf_copy_item *it, const bf_kview *dv, const bf_kview *sv, int64_t blk) {
+  int lo[3], hi[3], slo[3];
+  bf_box_pad3(&it->region, lo, hi);
+  for (int d = 0; d < 3; ++d) slo[d] = lo[d] - it->shift[d];
+  bf_xtask t = {.nx = (int64_t)hi[0] - lo[0] + 1, .ny = (int64_t)hi[1] - lo[1] + 1, .nz = (int64_t)hi[2] - lo[2] + 1};
+  const int64_t npts = t.nx * t.ny * t.nz;
+  if (dv) t.dfab = it->dst_li, t.doff = view_offset(dv, lo), t.djs = dv->js, t.dks = dv->ks, t.dns = dv->ns;
+  else t.dfab = blk, t.doff = 0, t.djs = t.nx, t.dks = t.nx * t.ny, t.dns = npts;
+  if (sv) t.sfab = it->src_li, t.soff = view_offset(sv, slo), t.sjs = sv->js, t.sks = sv->ks, t.sns = sv->ns;
+  else t.sfab = blk, t.soff = 0, t.sjs = t.nx, t.sks = t.nx * t.ny, t.sns = npts;
+  return t;
+}
+
 typedef struct pair_key {
   int64_t dst, src;
   int shift[3], n[3];
@@ -857,15 +873,9 @@ static int exec_build_dist(const bf_plan *p, const bf_multifab *dst, const bf_mu
            "out of memory for a copy plan");
   for (int64_t i = 0; i < p->nsitems; ++i) {
     const bf_copy_item *it = &p->sitems[i];
-    int lo[3], hi[3], slo[3];
-    bf_box_pad3(&it->region, lo, hi);
-    for (int d = 0; d < 3; ++d) slo[d] = lo[d] - it->shift[d];
     bf_kview sv;
     bf_mf_kview(src, it->src_li, &sv);
-    bf_xtask t = {.dfab = i, .sfab = it->src_li, .doff = 0, .soff = view_offset(&sv, slo),
-                  .nx = (int64_t)hi[0] - lo[0] + 1, .ny = (int64_t)hi[1] - lo[1] + 1, .nz = (int64_t)hi[2] - lo[2] + 1,
-                  .sjs = sv.js, .sks = sv.ks, .sns = sv.ns};
-    t.djs = t.nx, t.dks = t.nx * t.ny, t.dns = t.nx * t.ny * t.nz;
+    bf_xtask t = item_task(it, NULL, &sv, i); /* source fab -> block i of the send buffer */
     fuse_rows(&t);
     e->spack[i] = t;
     e->sstart[i] = i;
@@ -875,14 +885,9 @@ static int exec_build_dist(const bf_plan *p, const bf_multifab *dst, const bf_mu
   e->sunits = (bf_xlist){.tasks = e->spack, .nunits = p->nsitems, .ustart = e->sstart, .uprefix = e->spref};
   for (int64_t i = 0; i < p->nritems; ++i) {
     const bf_copy_item *it = &p->ritems[i];
-    int lo[3], hi[3];
-    bf_box_pad3(&it->region, lo, hi);
     bf_kview dv;
     bf_mf_kview(dst, it->dst_li, &dv);
-    bf_xtask t = {.dfab = it->dst_li, .sfab = i, .doff = view_offset(&dv, lo), .soff = 0,
-                  .nx = (int64_t)hi[0] - lo[0] + 1, .ny = (int64_t)hi[1] - lo[1] + 1, .nz = (int64_t)hi[2] - lo[2] + 1,
-                  .djs = dv.js, .dks = dv.ks, .dns = dv.ns};
-    t.sjs = t.nx, t.sks = t.nx * t.ny, t.sns = t.nx * t.ny * t.nz;
+    bf_xtask t = item_task(it, &dv, NULL, i); /* block i of the receive buffer -> destination fab */
     fuse_rows(&t);
     e->runpack[i] = t;
     e->rstart[i] = i;
@@ -926,23 +931,13 @@ static int exec_build(const bf_plan *p, const bf_multifab *dst, const bf_multifa
   }
   for (int64_t i = 0; i < p->nitems; ++i) {
     const bf_copy_item *it = &p->items[i];
-    int lo[3], hi[3], slo[3];
-    bf_box_pad3(&it->region, lo, hi);
-    for (int d = 0; d < 3; ++d) slo[d] = lo[d] - it->shift[d];
     bf_kview dv, sv;
     bf_mf_kview(dst, it->dst_li, &dv);
     bf_mf_kview(src, it->src_li, &sv);
-    bf_xtask t = {.dfab = it->dst_li, .sfab = it->src_li, .doff = view_offset(&dv, lo), .soff = view_offset(&sv, slo),
-                  .nx = (int64_t)hi[0] - lo[0] + 1, .ny = (int64_t)hi[1] - lo[1] + 1, .nz = (int64_t)hi[2] - lo[2] + 1,
-                  .djs = dv.js, .dks = dv.ks, .dns = dv.ns, .sjs = sv.js, .sks = sv.ks, .sns = sv.ns};
-    int64_t npts = t.nx * t.ny * t.nz;
-    e->points += npts;
-    /* pack: source region -> dense block i of the staging buffer */
-    bf_xtask pk = t;
-    pk.dfab = i, pk.doff = 0, pk.djs = t.nx, pk.dks = t.nx * t.ny, pk.dns = npts;
-    /* unpack: dense block i -> destination */
-    bf_xtask up = t;
-    up.sfab = i, up.soff = 0, up.sjs = t.nx, up.sks = t.nx * t.ny, up.sns = npts;
+    bf_xtask t = item_task(it, &dv, &sv, 0);
+    e->points += t.nx * t.ny * t.nz;
+    bf_xtask pk = item_task(it, NULL, &sv, i); /* pack: source region -> dense block i of the staging buffer */
+    bf_xtask up = item_task(it, &dv, NULL, i); /* unpack: dense block i -> destination */
     fuse_rows(&t), fuse_rows(&pk), fuse_rows(&up);
     tasks[i] = t, e->pack[i] = pk, e->unpack[i] = up;
     e->pstart[i] = i;
