@@ -40,79 +40,13 @@ void bfpy_array4_shape(const bf_array4 *a, int64_t shape[4], int64_t strides[4])
 static bool a4_host_accessible(const bfpy_array4_object *o) { return bfpy_mem_host_accessible(o->memory); }
 
 /* ---- __array_interface__ / __cuda_array_interface__ ------------------------------- */
-/* Hot path (one dict per box in a Python loop, `mf.array(mfi).__array_interface__`):
- * interned keys and typestrs made once, and the shape / strides tuples of the
- * last call reused when equal (tuples are immutable; a MultiFab's boxes
- * mostly share one shape).  The GIL guards these statics. */
-static PyObject *ai_keys[5]; /* shape, typestr, data, strides, version */
-static PyObject *ai_typestr[BF_DTYPE_COUNT];
-static PyObject *ai_version;
-
-static int ai_init(void) {
-  if (ai_version) return 0;
-  static const char *names[5] = {"shape", "typestr", "data", "strides", "version"};
-  for (int i = 0; i < 5; ++i)
-    if (!ai_keys[i] && !(ai_keys[i] = PyUnicode_InternFromString(names[i]))) return -1;
-  for (int t = 0; t < BF_DTYPE_COUNT; ++t)
-    if (!ai_typestr[t] && !(ai_typestr[t] = PyUnicode_InternFromString(bfpy_a4_kinds[t].typestr))) return -1;
-  ai_version = PyLong_FromLong(3);
-  return ai_version ? 0 : -1;
-}
-
-/* A new reference to the tuple of v[0..3], the cached one when equal. */
-static PyObject *ai_tuple4(const long long v[4], long long last[4], PyObject **cache) {
-  if (*cache && !memcmp(v, last, 4 * sizeof *v)) {
-    Py_INCREF(*cache);
-    return *cache;
-  }
-  PyObject *t = PyTuple_New(4);
-  if (!t) return NULL;
-  for (int i = 0; i < 4; ++i) {
-    PyObject *x = PyLong_FromLongLong(v[i]);
-    if (!x) {
-      Py_DECREF(t);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(t, i, x);
-  }
-  memcpy(last, v, 4 * sizeof *v); /* before the old tuple goes: its release must see a consistent cache */
-  Py_XSETREF(*cache, t);
-  Py_INCREF(t);
-  return t;
-}
-
+/* The dict of bfpy_x_interface_dict (bfpy_export.c: its hot path, one dict
+ * per box in a Python loop, is there).  Never read-only, also for _const
+ * (API.md 2.2; PyTorch refuses readonly=True). */
 static PyObject *a4_interface_dict(bfpy_array4_object *self) {
-  static PyObject *shape_cache, *strides_cache;
-  static long long shape_last[4], strides_last[4];
-  if (ai_init() < 0) return NULL;
-  int64_t shape[4], strides[4];
-  bfpy_array4_shape(&self->a, shape, strides);
-  const bfpy_a4_kind *k = &bfpy_a4_kinds[self->a.dtype];
-  const long long is = (long long)k->itemsize;
-  long long sh[4], st[4];
-  for (int i = 0; i < 4; ++i) sh[i] = (long long)shape[i], st[i] = (long long)strides[i] * is;
-  /* data = (address, False): never read-only, also for _const (API.md 2.2; PyTorch
-   * refuses readonly=True).  A zero-size array has address 0 (CAI v3). */
-  void *p = bf_array4_size(&self->a) > 0 ? self->a.p : NULL;
-  PyObject *d = PyDict_New();
-  PyObject *tsh = ai_tuple4(sh, shape_last, &shape_cache);
-  PyObject *tst = ai_tuple4(st, strides_last, &strides_cache);
-  PyObject *addr = PyLong_FromVoidPtr(p);
-  PyObject *data = addr ? PyTuple_New(2) : NULL;
-  if (data) {
-    PyTuple_SET_ITEM(data, 0, addr);
-    addr = NULL;
-    Py_INCREF(Py_False);
-    PyTuple_SET_ITEM(data, 1, Py_False);
-  }
-  int err = !d || !tsh || !tst || !data;
-  if (!err)
-    err = PyDict_SetItem(d, ai_keys[0], tsh) < 0 || PyDict_SetItem(d, ai_keys[1], ai_typestr[self->a.dtype]) < 0 ||
-          PyDict_SetItem(d, ai_keys[2], data) < 0 || PyDict_SetItem(d, ai_keys[3], tst) < 0 ||
-          PyDict_SetItem(d, ai_keys[4], ai_version) < 0;
-  Py_XDECREF(tsh), Py_XDECREF(tst), Py_XDECREF(addr), Py_XDECREF(data);
-  if (err) Py_CLEAR(d);
-  return d;
+  bfpy_xview v = {.p = self->a.p, .dtype = self->a.dtype, .memory = self->memory, .ndim = 4};
+  bfpy_array4_shape(&self->a, v.shape, v.strides);
+  return bfpy_x_interface_dict(&v);
 }
 
 PyObject *bfpy_array4_array_interface(PyObject *self, void *closure) {

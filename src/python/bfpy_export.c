@@ -102,27 +102,82 @@ void bfpy_x_dlpack_device(int memory, int *type, int *id) {
   }
 }
 
-PyObject *bfpy_x_interface_dict(const bfpy_xview *v) {
-  const bfpy_a4_kind *k = &bfpy_a4_kinds[v->dtype];
-  PyObject *shape = PyTuple_New(v->ndim), *strides = PyTuple_New(v->ndim);
-  if (!shape || !strides) goto fail;
-  for (int d = 0; d < v->ndim; ++d) {
-    PyObject *a = PyLong_FromLongLong((long long)v->shape[d]);
-    PyObject *b = PyLong_FromLongLong((long long)(v->strides[d] * (int64_t)k->itemsize));
-    if (!a || !b) {
-      Py_XDECREF(a), Py_XDECREF(b);
-      goto fail;
-    }
-    PyTuple_SET_ITEM(shape, d, a);
-    PyTuple_SET_ITEM(strides, d, b);
+/* Hot path (one dict per box in a Python loop, `mf.array(mfi).__array_interface__`):
+ * interned keys and typestrs made once, and the shape / strides tuples of the
+ * last call reused when equal (tuples are immutable; a MultiFab's boxes
+ * mostly share one shape).  The GIL guards these statics. */
+static PyObject *ai_keys[5]; /* shape, typestr, data, strides, version */
+static PyObject *ai_typestr[BF_DTYPE_COUNT];
+static PyObject *ai_version;
+
+static int ai_init(void) {
+  if (ai_version) return 0;
+  static const char *names[5] = {"shape", "typestr", "data", "strides", "version"};
+  for (int i = 0; i < 5; ++i)
+    if (!ai_keys[i] && !(ai_keys[i] = PyUnicode_InternFromString(names[i]))) return -1;
+  for (int t = 0; t < BF_DTYPE_COUNT; ++t)
+    if (!ai_typestr[t] && !(ai_typestr[t] = PyUnicode_InternFromString(bfpy_a4_kinds[t].typestr))) return -1;
+  ai_version = PyLong_FromLong(3);
+  return ai_version ? 0 : -1;
+}
+
+/* The last tuple made of n values, reused while the values stay the same. */
+typedef struct {
+  PyObject *tuple;
+  int n;
+  long long v[BFPY_X_MAXDIM];
+} ai_cache;
+
+/* A new reference to the tuple of v[0 .. n), the cached one when equal. */
+static PyObject *ai_tuple(const long long *v, int n, ai_cache *c) {
+  if (c->tuple && c->n == n && !memcmp(v, c->v, (size_t)n * sizeof *v)) {
+    Py_INCREF(c->tuple);
+    return c->tuple;
   }
+  PyObject *t = PyTuple_New(n);
+  if (!t) return NULL;
+  for (int i = 0; i < n; ++i) {
+    PyObject *x = PyLong_FromLongLong(v[i]);
+    if (!x) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, i, x);
+  }
+  c->n = n; /* before the old tuple goes: its release must see a consistent cache */
+  memcpy(c->v, v, (size_t)n * sizeof *v);
+  Py_XSETREF(c->tuple, t);
+  Py_INCREF(t);
+  return t;
+}
+
+PyObject *bfpy_x_interface_dict(const bfpy_xview *v) {
+  static ai_cache shape_cache, strides_cache;
+  if (ai_init() < 0) return NULL;
+  const long long is = (long long)bfpy_a4_kinds[v->dtype].itemsize;
+  long long sh[BFPY_X_MAXDIM], st[BFPY_X_MAXDIM];
+  for (int d = 0; d < v->ndim; ++d) sh[d] = (long long)v->shape[d], st[d] = (long long)v->strides[d] * is;
   /* data = (address, False): PyTorch refuses readonly=True; a zero-size array has address 0 (CAI v3) */
   void *p = bfpy_x_size(v) > 0 ? v->p : NULL;
-  return Py_BuildValue("{s:N,s:s,s:(NO),s:N,s:i}", "shape", shape, "typestr", k->typestr, "data",
-                       PyLong_FromVoidPtr(p), Py_False, "strides", strides, "version", 3);
-fail:
-  Py_XDECREF(shape), Py_XDECREF(strides);
-  return NULL;
+  PyObject *d = PyDict_New();
+  PyObject *tsh = ai_tuple(sh, v->ndim, &shape_cache);
+  PyObject *tst = ai_tuple(st, v->ndim, &strides_cache);
+  PyObject *addr = PyLong_FromVoidPtr(p);
+  PyObject *data = addr ? PyTuple_New(2) : NULL;
+  if (data) {
+    PyTuple_SET_ITEM(data, 0, addr);
+    addr = NULL;
+    Py_INCREF(Py_False);
+    PyTuple_SET_ITEM(data, 1, Py_False);
+  }
+  int err = !d || !tsh || !tst || !data;
+  if (!err)
+    err = PyDict_SetItem(d, ai_keys[0], tsh) < 0 || PyDict_SetItem(d, ai_keys[1], ai_typestr[v->dtype]) < 0 ||
+          PyDict_SetItem(d, ai_keys[2], data) < 0 || PyDict_SetItem(d, ai_keys[3], tst) < 0 ||
+          PyDict_SetItem(d, ai_keys[4], ai_version) < 0;
+  Py_XDECREF(tsh), Py_XDECREF(tst), Py_XDECREF(addr), Py_XDECREF(data);
+  if (err) Py_CLEAR(d);
+  return d;
 }
 
 /* ---- DLPack ---------------------------------------------------------------------------- */
