@@ -48,20 +48,23 @@ def child(args):
         ba.max_size(box)
         mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, ng)
         P = amr.Periodicity(amr.IntVect(n, n, n))
-        for mfi in mf:  # value = global x + 1000 y + 1e6 z of the valid cell, ghosts -1
+        def fab_and_formula(mfi):
+            """The fab's view and, at every point, global x + 1000 y + 1e6 z of its periodic image."""
             v = mf.array(mfi).to_cupy()[..., 0]
             lo = [x - ng for x in mfi.validbox().small_end]
             i, j, k = cp.meshgrid(*[cp.arange(lo[d], lo[d] + v.shape[d]) for d in range(3)], indexing="ij")
-            v[...] = ((i % n) + 1000 * (j % n) + 1e6 * (k % n)).astype(cp.float64)
+            return v, ((i % n) + 1000 * (j % n) + 1e6 * (k % n)).astype(cp.float64)
+
+        for mfi in mf:  # valid cells the formula, ghosts -1
+            v, want = fab_and_formula(mfi)
+            v[...] = want
             v[:ng], v[-ng:], v[:, :ng], v[:, -ng:], v[:, :, :ng], v[:, :, -ng:] = (-1,) * 6
         cp.cuda.Device().synchronize()
         mf.fill_boundary(P)
         bad = 0
         for mfi in mf:
-            v = mf.array(mfi).to_cupy()[..., 0]
-            lo = [x - ng for x in mfi.validbox().small_end]
-            i, j, k = cp.meshgrid(*[cp.arange(lo[d], lo[d] + v.shape[d]) for d in range(3)], indexing="ij")
-            bad += int((v != ((i % n) + 1000 * (j % n) + 1e6 * (k % n))).sum())
+            v, want = fab_and_formula(mfi)
+            bad += int((v != want).sum())
         times = []
         for r in range(args.repeat + 3):
             cp.cuda.Device().synchronize()
