@@ -21,7 +21,7 @@ static pthread_mutex_t stream_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_llong alloc_count;
 static int ndevices;
 
-static int cuda_fail(cudaError_t e, const char *what) {
+int bf_cuda_fail(cudaError_t e, const char *what) {
   (void)cudaGetLastError(); /* clear a sticky-free error */
   return bf_error_set(e == cudaErrorMemoryAllocation ? BF_ERROR_MEMORY : BF_ERROR_RUNTIME, what, "%s: CUDA error %s: %s",
                       what, cudaGetErrorName(e), cudaGetErrorString(e));
@@ -66,7 +66,7 @@ int bf_cuda_synchronize(void) {
   BF_CHECK(s != NULL, BF_ERROR_RUNTIME, "could not create boxfab's CUDA stream");
   unsigned long long n = atomic_load(&handed[d]);
   cudaError_t e = cudaStreamSynchronize(s);
-  if (e != cudaSuccess) return cuda_fail(e, "synchronize");
+  if (e != cudaSuccess) return bf_cuda_fail(e, "synchronize");
   atomic_store(&idle_at[d], n);
   return BF_SUCCESS;
 }
@@ -87,10 +87,10 @@ static int copy_on_stream(void *dst, const void *src, size_t n, bool always_wait
   cudaStream_t s = bf_cuda_stream();
   BF_CHECK(s != NULL, BF_ERROR_RUNTIME, "could not create boxfab's CUDA stream");
   cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s);
-  if (e != cudaSuccess) return cuda_fail(e, "memcpy");
+  if (e != cudaSuccess) return bf_cuda_fail(e, "memcpy");
   if (always_wait || !device_only(dst) || !device_only(src)) {
     e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) return cuda_fail(e, "memcpy");
+    if (e != cudaSuccess) return bf_cuda_fail(e, "memcpy");
   }
   return BF_SUCCESS;
 }
@@ -120,13 +120,13 @@ bool bf_cuda_stream_idle(void) {
 static int stream_wait_for(cudaStream_t waiter, cudaStream_t signaller, const char *what) {
   cudaEvent_t ev;
   cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-  if (e != cudaSuccess) return cuda_fail(e, what);
+  if (e != cudaSuccess) return bf_cuda_fail(e, what);
   e = cudaEventRecord(ev, signaller);
   if (e == cudaSuccess) e = cudaStreamWaitEvent(waiter, ev, 0);
   /* destroying a recorded event is fine: its resources go once it completes */
   cudaError_t e2 = cudaEventDestroy(ev);
   if (e == cudaSuccess) e = e2;
-  if (e != cudaSuccess) return cuda_fail(e, what);
+  if (e != cudaSuccess) return bf_cuda_fail(e, what);
   return BF_SUCCESS;
 }
 
@@ -164,7 +164,7 @@ void bf_cuda_pointer_info(const void *ptr, int *kind, int *device) {
 int bf_cuda_memory_info(size_t *free_bytes, size_t *total_bytes) {
   size_t f = 0, t = 0;
   cudaError_t e = cudaMemGetInfo(&f, &t);
-  if (e != cudaSuccess) return cuda_fail(e, "memory_info");
+  if (e != cudaSuccess) return bf_cuda_fail(e, "memory_info");
   if (free_bytes) *free_bytes = f;
   if (total_bytes) *total_bytes = t;
   return BF_SUCCESS;

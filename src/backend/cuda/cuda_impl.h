@@ -97,6 +97,10 @@ static inline bf_cuda_rscratch bf_cuda_rscratch_at(void *base, bf_cuda_rpart *re
  * Reached by the core only through the table that bf_backend_provider_cuda
  * fills (backend.h); declared here for the backend's own files.  Each
  * returning int sets the error message on failure and returns its code. */
+/* The error of a failed CUDA call e while doing `what`, set (BF_ERROR_MEMORY
+ * for an allocation, else BF_ERROR_RUNTIME) after clearing CUDA's last
+ * error; returns 1, for `return bf_cuda_fail(e, what);`. */
+int bf_cuda_fail(cudaError_t e, const char *what);
 int bf_cuda_device_count(void);             /* raw count, 0 on any error */
 int bf_cuda_device_id(void);                /* current device or -1 */
 void *bf_cuda_stream(void);                 /* boxfab's stream on the current device (lazy), NULL on error */

@@ -49,12 +49,6 @@ static void *d_rscratch;            /* reductions: partials and counters (cuda_i
 static int64_t rscratch_cap;        /* pieces it has room for */
 static int rscratch_dev = -1;
 
-static int cuda_fail(cudaError_t e, const char *what) {
-  (void)cudaGetLastError();
-  return bf_error_set(e == cudaErrorMemoryAllocation ? BF_ERROR_MEMORY : BF_ERROR_RUNTIME, what,
-                      "%s: CUDA error %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
 static int64_t task_elems(const bf_ktask *t, int ncomp) {
   int64_t n = ncomp;
   for (int d = 0; d < 3; ++d) {
@@ -84,11 +78,11 @@ static void dev_free(int dev, void *p) {
 static int stage_reserve(size_t n, bool dev_too) {
   cudaError_t e;
   if (!stage_ev_made) {
-    if ((e = cudaEventCreateWithFlags(&stage_ev, cudaEventDisableTiming)) != cudaSuccess) return cuda_fail(e, "kernel");
+    if ((e = cudaEventCreateWithFlags(&stage_ev, cudaEventDisableTiming)) != cudaSuccess) return bf_cuda_fail(e, "kernel");
     stage_ev_made = true;
   }
   if (stage_ev_pending) {
-    if ((e = cudaEventSynchronize(stage_ev)) != cudaSuccess) return cuda_fail(e, "kernel");
+    if ((e = cudaEventSynchronize(stage_ev)) != cudaSuccess) return bf_cuda_fail(e, "kernel");
     stage_ev_pending = false;
   }
   int dev = -1;
@@ -97,14 +91,14 @@ static int stage_reserve(size_t n, bool dev_too) {
     size_t cap = n > 2 * h_cap ? n : 2 * h_cap;
     if (h_stage) cudaFreeHost(h_stage);
     h_stage = NULL, h_cap = 0;
-    if ((e = cudaMallocHost(&h_stage, cap)) != cudaSuccess) return cuda_fail(e, "kernel");
+    if ((e = cudaMallocHost(&h_stage, cap)) != cudaSuccess) return bf_cuda_fail(e, "kernel");
     h_cap = cap;
   }
   if (dev_too && (n > d_cap || dev != d_dev)) {
     size_t cap = n > 2 * d_cap ? n : 2 * d_cap;
     dev_free(d_dev, d_stage);
     d_stage = NULL, d_cap = 0;
-    if ((e = cudaMalloc(&d_stage, cap)) != cudaSuccess) return cuda_fail(e, "kernel");
+    if ((e = cudaMalloc(&d_stage, cap)) != cudaSuccess) return bf_cuda_fail(e, "kernel");
     d_cap = cap, d_dev = dev;
   }
   return BF_SUCCESS;
@@ -114,8 +108,8 @@ static int stage_reserve(size_t n, bool dev_too) {
 static int stage_upload(void *dst, size_t n, cudaStream_t s) {
   if (n == 0) return BF_SUCCESS;
   cudaError_t e = cudaMemcpyAsync(dst, h_stage, n, cudaMemcpyHostToDevice, s);
-  if (e != cudaSuccess) return cuda_fail(e, "kernel");
-  if ((e = cudaEventRecord(stage_ev, s)) != cudaSuccess) return cuda_fail(e, "kernel");
+  if (e != cudaSuccess) return bf_cuda_fail(e, "kernel");
+  if ((e = cudaEventRecord(stage_ev, s)) != cudaSuccess) return bf_cuda_fail(e, "kernel");
   stage_ev_pending = true;
   return BF_SUCCESS;
 }
@@ -130,12 +124,12 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
     if ((e = cudaHostAlloc((void **)&h_result, sizeof *h_result, cudaHostAllocPortable | cudaHostAllocMapped)) !=
         cudaSuccess) {
       h_result = NULL;
-      return cuda_fail(e, "kernel");
+      return bf_cuda_fail(e, "kernel");
     }
     if ((e = cudaHostGetDevicePointer((void **)&d_result, h_result, 0)) != cudaSuccess) {
       (void)cudaFreeHost(h_result);
       h_result = d_result = NULL;
-      return cuda_fail(e, "kernel");
+      return bf_cuda_fail(e, "kernel");
     }
   }
   if (npieces > rscratch_cap || dev != rscratch_dev) {
@@ -143,10 +137,10 @@ static int rscratch_reserve(int64_t npieces, cudaStream_t s, bf_cuda_rscratch *o
     size_t bytes = bf_cuda_rscratch_bytes(cap);
     dev_free(rscratch_dev, d_rscratch);
     d_rscratch = NULL, rscratch_cap = 0;
-    if ((e = cudaMalloc(&d_rscratch, bytes)) != cudaSuccess) return cuda_fail(e, "kernel");
+    if ((e = cudaMalloc(&d_rscratch, bytes)) != cudaSuccess) return bf_cuda_fail(e, "kernel");
     rscratch_cap = cap, rscratch_dev = dev;
     /* the counter starts at 0; every launch leaves it at 0 */
-    if ((e = cudaMemsetAsync(d_rscratch, 0, bytes, s)) != cudaSuccess) return cuda_fail(e, "kernel");
+    if ((e = cudaMemsetAsync(d_rscratch, 0, bytes, s)) != cudaSuccess) return bf_cuda_fail(e, "kernel");
   }
   *out = bf_cuda_rscratch_at(d_rscratch, d_result);
   return BF_SUCCESS;
@@ -365,7 +359,7 @@ static int list_build(const bf_kargs *g, int dev, int64_t ntasks, const bf_ktask
   cudaError_t ce = cudaMalloc(&l->dbuf, bytes > 0 ? bytes : 64);
   if (ce != cudaSuccess) {
     l->dbuf = NULL;
-    err = cuda_fail(ce, "kernel");
+    err = bf_cuda_fail(ce, "kernel");
     goto fail;
   }
   l->dev = dev;
@@ -625,7 +619,7 @@ static int run_ew(const cu_list *l, const bf_kargs *g, cudaStream_t s) {
     cudaError_t ce = (cudaError_t)bf_cuda_launch_elementwise(g, (const bf_cuda_ctask *)((char *)l->dbuf + L->toff),
                                                              (const bf_cuda_piece *)((char *)l->dbuf + L->poff),
                                                              L->npieces, s);
-    if (ce != cudaSuccess) return cuda_fail(ce, "elementwise kernel");
+    if (ce != cudaSuccess) return bf_cuda_fail(ce, "elementwise kernel");
   }
   return BF_SUCCESS;
 }
@@ -646,7 +640,7 @@ static int run_reduce_at(const bf_kargs *g, const char *base, const launch *L, c
   cudaError_t e = (cudaError_t)bf_cuda_launch_reduce(g, (const bf_cuda_ctask *)(base + L->toff),
                                                      (const bf_cuda_piece *)(base + L->poff), L->npieces, &sc, s);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-  if (e != cudaSuccess) return cuda_fail(e, "reduction kernel");
+  if (e != cudaSuccess) return bf_cuda_fail(e, "reduction kernel");
   bf_cuda_rpart r = *h_result;
   bool minmax = g->op == BF_ROP_MIN || g->op == BF_ROP_MAX;
   if (int_sum(g)) {

@@ -25,12 +25,6 @@ constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = int64_t(1) << 30;
 constexpr int kMaxHostSrc = 256; /* distinct pageable sources in one p_copy call */
 
-int fail(cudaError_t e, const char *what) {
-  (void)cudaGetLastError();
-  return bf_error_set(e == cudaErrorMemoryAllocation ? BF_ERROR_MEMORY : BF_ERROR_RUNTIME, what,
-                      "%s: CUDA error %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
 size_t align16(size_t n) { return (n + 15) / 16 * 16; }
 
 /* Can kernels reach ptr (device, managed or pinned memory)?  Pageable host
@@ -113,7 +107,7 @@ int locate_run(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts, boo
   }
   char *d = nullptr;
   cudaError_t e = cudaMallocAsync((void **)&d, im.n, s);
-  if (e != cudaSuccess) return fail(e, what);
+  if (e != cudaSuccess) return bf_cuda_fail(e, what);
   bf_plocate dl = pl.fix(im, loc, d);
   bf_ppart *hp = (bf_ppart *)(im.h + parts_off);
   int64_t *bs = (int64_t *)(im.h + bs_off);
@@ -157,7 +151,7 @@ int locate_run(const bf_plocate *loc, int64_t nparts, const bf_ppart *parts, boo
   if (e == cudaSuccess) e = e2;
   cudaError_t e3 = cudaStreamSynchronize(s); /* the image is in use until here */
   if (e == cudaSuccess) e = e3;
-  return e == cudaSuccess ? 0 : fail(e, what);
+  return e == cudaSuccess ? 0 : bf_cuda_fail(e, what);
 }
 
 /* ---- copies ---------------------------------------------------------------------------------------- */
@@ -343,7 +337,7 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
   cudaError_t e = cudaMallocAsync((void **)&d, scratch_at + scratch, s);
   if (e != cudaSuccess) {
     free(pd);
-    return fail(e, what);
+    return bf_cuda_fail(e, what);
   }
   dop *h1 = (dop *)(im.h + ops1_off), *h2 = (dop *)(im.h + ops2_off);
   int64_t *bs1 = (int64_t *)(im.h + bs1_off), *bs2 = (int64_t *)(im.h + bs2_off);
@@ -413,7 +407,7 @@ int copy_run(int64_t nops, const bf_pcopy *ops) {
   if (e == cudaSuccess) e = e2;
   cudaError_t e3 = cudaStreamSynchronize(s);
   if (e == cudaSuccess) e = e3;
-  return e == cudaSuccess ? 0 : fail(e, what);
+  return e == cudaSuccess ? 0 : bf_cuda_fail(e, what);
 }
 
 /* ---- random positions ------------------------------------------------------------------------------ */
@@ -446,7 +440,7 @@ int random_run(const bf_prandom *r, int64_t n, double *const *pos) {
   }
   cudaError_t e2 = cudaStreamSynchronize(s);
   if (e == cudaSuccess) e = e2;
-  return e == cudaSuccess ? 0 : fail(e, what);
+  return e == cudaSuccess ? 0 : bf_cuda_fail(e, what);
 }
 
 /* Dest codes of random particles (p_random_locate): position in registers,
@@ -479,7 +473,7 @@ int random_locate_run(const bf_prandom *r, const bf_plocate *loc, int64_t n, int
   const bool direct = device_reachable(dest); /* pinned: the kernel writes the codes there */
   char *d = nullptr;
   cudaError_t e = cudaMallocAsync((void **)&d, dest_off + (direct ? 16 : (size_t)n * 4), s);
-  if (e != cudaSuccess) return fail(e, what);
+  if (e != cudaSuccess) return bf_cuda_fail(e, what);
   bf_plocate dl = pl.fix(im, loc, d);
   int32_t *ddest = direct ? dest : (int32_t *)(d + dest_off);
   e = cudaMemcpyAsync(d, im.h, dest_off, cudaMemcpyHostToDevice, s);
@@ -496,7 +490,7 @@ int random_locate_run(const bf_prandom *r, const bf_plocate *loc, int64_t n, int
   if (e == cudaSuccess) e = e2;
   cudaError_t e3 = cudaStreamSynchronize(s);
   if (e == cudaSuccess) e = e3;
-  return e == cudaSuccess ? 0 : fail(e, what);
+  return e == cudaSuccess ? 0 : bf_cuda_fail(e, what);
 }
 
 /* Random particles placed into tiles (p_random_place). */
@@ -537,7 +531,7 @@ int random_place_run(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const
   cudaError_t e = cudaMallocAsync((void **)&d, im.n, s);
   if (e != cudaSuccess) {
     free(idx_off);
-    return fail(e, what);
+    return bf_cuda_fail(e, what);
   }
   bf_pplace *hp = (bf_pplace *)(im.h + parts_off);
   int64_t *bs = (int64_t *)(im.h + bs_off);
@@ -561,7 +555,7 @@ int random_place_run(const bf_prandom *r, uint64_t idcpu0, int64_t nparts, const
   if (e == cudaSuccess) e = e2;
   cudaError_t e3 = cudaStreamSynchronize(s);
   if (e == cudaSuccess) e = e3;
-  return e == cudaSuccess ? 0 : fail(e, what);
+  return e == cudaSuccess ? 0 : bf_cuda_fail(e, what);
 }
 
 } // namespace

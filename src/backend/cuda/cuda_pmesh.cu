@@ -63,12 +63,6 @@ __global__ void __launch_bounds__(kThreads) pmesh_kernel(bf_pmesh_args a, const 
   }
 }
 
-int cuda_fail(cudaError_t e, const char *what) {
-  (void)cudaGetLastError();
-  return bf_error_set(e == cudaErrorMemoryAllocation ? BF_ERROR_MEMORY : BF_ERROR_RUNTIME, what,
-                      "%s: CUDA error %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
 int pmesh_run(const bf_pmesh_args *a, bool deposit, int64_t *nskipped) {
   const char *what = deposit ? "deposit kernel" : "interpolate kernel";
   *nskipped = 0;
@@ -98,7 +92,7 @@ int pmesh_run(const bf_pmesh_args *a, bool deposit, int64_t *nskipped) {
   cudaError_t e = cudaMallocAsync(&d, total, s);
   if (e != cudaSuccess) {
     free(h);
-    cuda_fail(e, what);
+    bf_cuda_fail(e, what);
     return 1;
   }
   e = cudaMemcpyAsync(d, h, total, cudaMemcpyHostToDevice, s);
@@ -120,7 +114,7 @@ int pmesh_run(const bf_pmesh_args *a, bool deposit, int64_t *nskipped) {
   else (void)cudaStreamSynchronize(s);
   free(h);
   if (e != cudaSuccess) {
-    cuda_fail(e, what);
+    bf_cuda_fail(e, what);
     return 1;
   }
   *nskipped = (int64_t)nbad;

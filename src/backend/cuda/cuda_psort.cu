@@ -30,12 +30,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = int64_t(1) << 30;
 
-int fail(cudaError_t e, const char *what) {
-  (void)cudaGetLastError();
-  return bf_error_set(e == cudaErrorMemoryAllocation ? BF_ERROR_MEMORY : BF_ERROR_RUNTIME, what,
-                      "%s: CUDA error %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
 size_t al256(size_t n) { return (n + 255) / 256 * 256; }
 
 /* Keep the stream-ordered pool's memory between calls (its default release
@@ -137,12 +131,12 @@ int plan_alloc(plan *P, size_t sum_elem, cudaStream_t s, const char *what) {
                                                   (uint32_t *)nullptr, (const uint32_t *)nullptr,
                                                   (uint32_t *)nullptr, (int)(P->n > 0 ? P->n : 1), 0,
                                                   bits_for(P->nkeys), s);
-  if (e != cudaSuccess) return fail(e, what);
+  if (e != cudaSuccess) return bf_cuda_fail(e, what);
   size_t total = layout(P, 0, sum_elem);
   e = cudaMallocAsync((void **)&P->block, total, s);
   if (e != cudaSuccess) {
     P->block = nullptr;
-    return fail(e, what);
+    return bf_cuda_fail(e, what);
   }
   layout(P, (uintptr_t)P->block, sum_elem);
   P->htables = (char *)malloc(P->tables_bytes);
@@ -312,7 +306,7 @@ int sort_and_count(plan *P, cudaStream_t s, const char *what) {
   if (e == cudaSuccess) e = cudaMemcpyAsync(P->hoff, P->off, (size_t)(P->nkeys + 1) * 4, cudaMemcpyDeviceToHost, s);
   cudaError_t e2 = cudaStreamSynchronize(s);
   if (e == cudaSuccess) e = e2;
-  return e == cudaSuccess ? 0 : fail(e, what);
+  return e == cudaSuccess ? 0 : bf_cuda_fail(e, what);
 }
 
 int64_t nblocks_of(int64_t n) { return (n + kThreads - 1) / kThreads; }
@@ -372,7 +366,7 @@ extern "C" int bf_cuda_p_redist_sort(const bf_plocate *loc, int64_t nparts, cons
   cudaError_t e = cudaMallocAsync((void **)&d, im.n, s);
   if (e != cudaSuccess) {
     plan_free(P);
-    return fail(e, what);
+    return bf_cuda_fail(e, what);
   }
   bf_plocate dl = pl.fix(im, loc, d);
   e = cudaMemcpyAsync(d, im.h, im.n, cudaMemcpyHostToDevice, s);
@@ -389,7 +383,7 @@ extern "C" int bf_cuda_p_redist_sort(const bf_plocate *loc, int64_t nparts, cons
   }
   cudaError_t e2 = cudaFreeAsync(d, s);
   if (e == cudaSuccess) e = e2;
-  st = e == cudaSuccess ? sort_and_count(P, s, what) : fail(e, what); /* waits: the image is free to go */
+  st = e == cudaSuccess ? sort_and_count(P, s, what) : bf_cuda_fail(e, what); /* waits: the image is free to go */
   if (st) {
     (void)cudaStreamSynchronize(s);
     (void)cudaGetLastError();
@@ -448,7 +442,7 @@ extern "C" int bf_cuda_p_redist_move(void *handle, const bf_plocate *loc, const 
   }
   cudaError_t e2 = cudaStreamSynchronize(s); /* the host tables are in use until here */
   if (e == cudaSuccess) e = e2;
-  return e == cudaSuccess ? 0 : fail(e, what);
+  return e == cudaSuccess ? 0 : bf_cuda_fail(e, what);
 }
 
 extern "C" int bf_cuda_p_random_sort(const bf_prandom *r, const bf_plocate *loc, int64_t n, int64_t nslots,
@@ -480,7 +474,7 @@ extern "C" int bf_cuda_p_random_sort(const bf_prandom *r, const bf_plocate *loc,
   cudaError_t e = cudaMallocAsync((void **)&d, im.n > 0 ? im.n : 16, s);
   if (e != cudaSuccess) {
     plan_free(P);
-    return fail(e, what);
+    return bf_cuda_fail(e, what);
   }
   bf_plocate dl = pl.fix(im, loc, d);
   e = cudaMemcpyAsync(d, im.h, im.n, cudaMemcpyHostToDevice, s);
@@ -493,7 +487,7 @@ extern "C" int bf_cuda_p_random_sort(const bf_prandom *r, const bf_plocate *loc,
   }
   cudaError_t e2 = cudaFreeAsync(d, s);
   if (e == cudaSuccess) e = e2;
-  st = e == cudaSuccess ? sort_and_count(P, s, what) : fail(e, what);
+  st = e == cudaSuccess ? sort_and_count(P, s, what) : bf_cuda_fail(e, what);
   if (st) {
     (void)cudaStreamSynchronize(s);
     (void)cudaGetLastError();
@@ -509,7 +503,7 @@ extern "C" int bf_cuda_p_random_sort(const bf_prandom *r, const bf_plocate *loc,
     e = cudaMemcpy(&v, P->vals2 + P->hoff[q], 4, cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
       plan_free(P);
-      return fail(e, what);
+      return bf_cuda_fail(e, what);
     }
     first_bad[w] = v;
   }
@@ -567,7 +561,7 @@ extern "C" int bf_cuda_p_random_fill(void *handle, const bf_prandom *r, uint64_t
   }
   cudaError_t e2 = cudaStreamSynchronize(s);
   if (e == cudaSuccess) e = e2;
-  return e == cudaSuccess ? 0 : fail(e, what);
+  return e == cudaSuccess ? 0 : bf_cuda_fail(e, what);
 }
 
 extern "C" void bf_cuda_p_plan_free(void *handle) { plan_free((plan *)handle); }

@@ -27,12 +27,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr size_t kShmDefault = 48 * 1024, kShmMax = 160 * 1024;
 
-int fail(cudaError_t e, const char *what) {
-  (void)cudaGetLastError();
-  return bf_error_set(e == cudaErrorMemoryAllocation ? BF_ERROR_MEMORY : BF_ERROR_RUNTIME, what,
-                      "%s: CUDA error %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
 struct xline_handle {
   int device;
   int n[3], g[3];
@@ -134,7 +128,7 @@ extern "C" int bf_cuda_xline_prepare(const bf_xline_desc *d, void **handle) {
     e = cudaFuncSetAttribute(xline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
   if (e != cudaSuccess) {
     handle_free(h);
-    (void)fail(e, what);
+    (void)bf_cuda_fail(e, what);
     return 1;
   }
   *handle = h;
@@ -165,7 +159,7 @@ extern "C" int bf_cuda_xline_run(void *handle, double *base, int comp0, int ncom
                                                  h->g[2], h->ns, c0, h->nplanes, h->J);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
-      (void)fail(e, what);
+      (void)bf_cuda_fail(e, what);
       return 1;
     }
     c0 += nc;
