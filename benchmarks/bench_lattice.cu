@@ -25,6 +25,8 @@
  *   xline     the row ends only
  *   two       rows, then xline (two launches)
  *   fused     one launch: blocks [0, nrows) full rows, the rest x-line tiles
+ *   rows2, two launches2, fused2: the same with the full rows as one thread
+ *             per (row, 16-byte pair) looping over the line's fabs
  * two and fused are checked cell by cell (every ghost cell of every fab)
  * against the formula on the host.  Ratios: the time over the time of all
  * ghost bytes (read + write) at D2D memcpy bandwidth (bench_gpu's measure),
@@ -148,6 +150,61 @@ __device__ __forceinline__ void xline_block(const Lat &L, int bid, double2 *sh) 
     double *base = L.a + (f0 + b) * L.fabsz + ((int64_t)k * N + (j0 - 1 + c)) * N + (N - 2 * G);
     ((double2 *)base)[H + q] = v;
   }
+}
+
+/* the full rows again, one thread per (row q of the line, 16-byte pair i2 of the row), looping over the
+ * line's nb fabs (U loads in flight before the stores): the index work is done once per thread, and
+ * every access is 16 bytes (G and bs even: a pair never straddles two source fabs) */
+template <int U, int THREADS> __device__ __forceinline__ void rows2_block(const Lat &L, int bid) {
+  const int N = L.N, bs = L.bs, nb = L.nb, H = N / 2;
+  const int nq = 2 * G * N + 2 * G * bs;
+  const int bpl = (nq * H + THREADS - 1) / THREADS;
+  const int line = bid / bpl, t = (bid - line * bpl) * THREADS + (int)threadIdx.x;
+  if (t >= nq * H) return;
+  const int q = t / H, i = 2 * (t - q * H);
+  int k, j;
+  if (q < G * N) {
+    k = q / N, j = q - k * N;
+  } else if (q < G * N + 2 * G * bs) {
+    const int r = q - G * N;
+    k = G + r / (2 * G), j = r % (2 * G);
+    if (j >= G) j += bs;
+  } else {
+    const int r = q - G * N - 2 * G * bs;
+    k = G + bs + r / N, j = r % N;
+  }
+  const int by = line % nb, bz = line / nb;
+  int sby = by, sj = j, sbz = bz, sk = k, dx = 0, si = i;
+  if (j < G) sby = by - 1, sj = j + bs;
+  else if (j >= G + bs) sby = by + 1, sj = j - bs;
+  if (k < G) sbz = bz - 1, sk = k + bs;
+  else if (k >= G + bs) sbz = bz + 1, sk = k - bs;
+  if (i < G) dx = -1, si = i + bs;
+  else if (i >= G + bs) dx = 1, si = i - bs;
+  sby += sby < 0 ? nb : sby >= nb ? -nb : 0;
+  sbz += sbz < 0 ? nb : sbz >= nb ? -nb : 0;
+  const double *src = L.a + (int64_t)nb * (sby + (int64_t)nb * sbz) * L.fabsz + ((int64_t)sk * N + sj) * N + si;
+  double *dst = L.a + (int64_t)nb * (by + (int64_t)nb * bz) * L.fabsz + ((int64_t)k * N + j) * N + i;
+  for (int b0 = 0; b0 < nb; b0 += U) {
+    double2 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      int sb = b0 + u + dx;
+      sb += sb < 0 ? nb : sb >= nb ? -nb : 0;
+      if (b0 + u < nb) v[u] = *(const double2 *)(src + sb * L.fabsz);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (b0 + u < nb) *(double2 *)(dst + (b0 + u) * L.fabsz) = v[u];
+  }
+}
+template <int U, int THREADS> __global__ void __launch_bounds__(THREADS) k_rows2(Lat L) {
+  rows2_block<U, THREADS>(L, blockIdx.x);
+}
+template <int U, int THREADS> __global__ void __launch_bounds__(THREADS) k_fused2(Lat L) {
+  extern __shared__ double2 sh[];
+  if ((int)blockIdx.x < L.nrowblocks) rows2_block<U, THREADS>(L, blockIdx.x);
+  else xline_block(L, blockIdx.x - L.nrowblocks, sh);
 }
 
 template <int ITEMS, int THREADS> __global__ void __launch_bounds__(THREADS) k_rows(Lat L) {
@@ -294,9 +351,33 @@ int main(void) {
         snprintf(nm, sizeof nm, "fused (%dx%d, J=%d)", items, threads, J);
         report(nm, best(fused));
       };
+      auto time_rows2 = [&](auto kr, auto kf, int U, int threads) {
+        const int nq = 2 * G * N + 2 * G * bs, bpl = (nq * (N / 2) + threads - 1) / threads;
+        L.nrowblocks = nb * nb * bpl;
+        cudaFuncSetAttribute(k_xline, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
+        cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
+        auto rows = [&] { kr<<<L.nrowblocks, threads>>>(L); };
+        auto xl = [&] { k_xline<<<nx_blocks, 256, shm>>>(L); };
+        auto two = [&] { rows(), xl(); };
+        auto fused = [&] { kf<<<L.nrowblocks + nx_blocks, threads, shm>>>(L); };
+        char nm[96];
+        if (J == 8) {
+          verify("two2", two);
+          verify("fused2", fused);
+        }
+        snprintf(nm, sizeof nm, "rows2 (U=%d, %d threads)", U, threads);
+        report(nm, best(rows));
+        snprintf(nm, sizeof nm, "two launches2 (U=%d, %d, J=%d)", U, threads, J);
+        report(nm, best(two));
+        snprintf(nm, sizeof nm, "fused2 (U=%d, %d, J=%d)", U, threads, J);
+        report(nm, best(fused));
+      };
+      time_rows2(k_rows2<4, 256>, k_fused2<4, 256>, 4, 256);
+      time_rows2(k_rows2<8, 256>, k_fused2<8, 256>, 8, 256);
+      time_rows2(k_rows2<4, 128>, k_fused2<4, 128>, 4, 128);
+      if (J == 32) continue;
       time_items(k_rows<4, 256>, k_fused<4, 256>, 4, 256);
-      time_items(k_rows<8, 256>, k_fused<8, 256>, 8, 256);
-      if (J == 16) time_items(k_rows<4, 512>, k_fused<4, 512>, 4, 512);
+      if (J == 16) time_items(k_rows<8, 256>, k_fused<8, 256>, 8, 256);
     }
     cudaFree(d);
   }

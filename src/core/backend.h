@@ -169,12 +169,24 @@ typedef struct bf_xargs {
  * points of the row) get the next fab's first g[0] valid points of the same
  * row, and its low x ghosts the previous fab's last g[0] valid points; the
  * first fab of a line has no previous and the last no next unless lper[l]
- * (periodic: they are each other's). */
+ * (periodic: they are each other's).
+ *
+ * `rows` (a uniform lattice: every line has the same length, and the plan's
+ * other items are exactly the ones described here): the other ghost points
+ * too, as whole rows in x.  Row (j, k) of the grown box with j or k a ghost
+ * index (dy, dz in {-1, 0, 1}: the side of the valid range y, z lie on, not
+ * both 0) is filled from line lnbr[9 l + 3 (dy + 1) + (dz + 1)] (-1: no
+ * such line, the row is left alone): its point i (dx likewise) of fab b of
+ * line l is point (i - dx bx, j - dy by, k - dz bz) of that line's fab
+ * b + dx (bx, by, bz: the valid extents n - 2g), wrapped around the line
+ * when lper[l], else left alone when outside it. */
 typedef struct bf_xline_desc {
   int n[3], g[3];
   int64_t nlines, nfabs, maxlen, ns;
   const int64_t *lstart, *lfab;
   const uint8_t *lper;
+  bool rows;
+  const int64_t *lnbr;
 } bf_xline_desc;
 
 typedef struct bf_xlist {

@@ -101,8 +101,10 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
   /* fill_boundary's full x faces as whole x-lines (fillboundary_xline.c) where the backend has the
    * kernel (CUDA) and the boxes are at least XLINE_MIN_NX wide in x (H200, 512^3, 2 ghosts,
    * benchmarks/fb_xline_ab.py: 128^3 boxes 0.199 -> 0.177 ms, 32^3 boxes 0.889 -> 0.928: worse,
-   * the rest of the items then cost a second launch); BOXFAB_FB_XLINE=0 never, =1 always (also on
-   * the host: the reference loop, for the tests) */
+   * the rest of the items then cost a second launch), or whatever their width when the other items
+   * are whole rows of a uniform lattice (bf_xline_desc.rows: everything in one launch, no rest;
+   * benchmarks/bench_lattice.cu: 0.536 ms at 32^3 against the tasks' 0.867); BOXFAB_FB_XLINE=0
+   * never, =1 always (also on the host: the reference loop, for the tests) */
   if (p->kind == BF_PLAN_FILL_BOUNDARY && op == BF_KOP_COPY && src == dst && !stage && !serial && dst->nlocal > 0) {
     enum { XLINE_MIN_NX = 64 };
     static int mode = -2;
@@ -113,10 +115,10 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
     bool device = be->exchange == NULL;
     const bf_box *vb0 = mf_validbox(dst, 0);
     bool wide = vb0->hi[0] - vb0->lo[0] + 1 >= XLINE_MIN_NX;
-    if (mode == 1 ? (!device || be->xline_run != NULL) : (mode == -1 && device && be->xline_run != NULL && wide)) {
+    if (mode == 1 ? (!device || be->xline_run != NULL) : (mode == -1 && device && be->xline_run != NULL)) {
       const bf_plan_xline *xl;
       BF_CALL(bf_plan_xline_get(p, dst, device ? be : NULL, &xl));
-      if (xl->usable && (!device || xl->handle)) {
+      if (xl->usable && (!device || xl->handle) && (mode == 1 || wide || xl->d.rows)) {
         double *base = bf_buffer_data(dst->buffer);
         if (device) {
           if (be->xline_run(xl->handle, base, dcomp, ncomp)) return bf_error_code() ? bf_error_code() : BF_ERROR_RUNTIME;

@@ -100,13 +100,13 @@ typedef struct bf_plan_bufs {
  * (bf_xline_desc): built on first use for one fab layout (ghost widths,
  * components) and kept with the plan.  `usable` false: the plan or the
  * layout does not allow it.  `rest`: a plan of the other items (NULL:
- * none), run as before. */
+ * none, among others when d.rows covers them), run as before. */
 typedef struct bf_plan_xline {
   struct bf_plan_xline *next;
   int ng[3], ncomp;
   bool usable;
   bf_xline_desc d;
-  int64_t *lstart, *lfab;
+  int64_t *lstart, *lfab, *lnbr;
   uint8_t *lper;
   struct bf_plan *rest;
   const struct bf_backend *for_be; /* the backend it was made for (NULL: the host loop) */

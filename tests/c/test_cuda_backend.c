@@ -306,8 +306,29 @@ static void compare_exchange(bf_boxarray *ba, int kind) {
   }
 }
 
+/* Every ghost layer of a uniform lattice: on the device the x-line kernel with whole rows
+ * (cuda_xline.cu), in 16-byte pairs for even ghost widths and singly for odd ones. */
+static void compare_lattice_fill(int dim, int kind) {
+  bf_boxarray *ba = chop_domain(dim, 16, 8, 0);
+  bf_periodicity per = {dim, {16, dim > 1 ? 16 : 0, dim > 2 ? 16 : 0}};
+  for (int ng = 1; ng <= 3; ++ng)
+    for (int periodic = 0; periodic < 2; ++periodic) {
+      pair a = make_pair(ba, 3, ng, BF_DTYPE_DOUBLE, kind, 11 + ng);
+      BFT_OK(bf_multifab_fill_boundary(a.h, 0, 3, iv3(dim, ng, ng, ng), periodic ? &per : NULL, false));
+      BFT_OK(bf_multifab_fill_boundary(a.d, 0, 3, iv3(dim, ng, ng, ng), periodic ? &per : NULL, false));
+      BFT_CHECK(same(&a, "fill_boundary of a lattice (ng, periodic)", ng, periodic));
+      BFT_OK(bf_multifab_fill_boundary(a.h, 2, 1, iv3(dim, ng, ng, ng), periodic ? &per : NULL, false));
+      BFT_OK(bf_multifab_fill_boundary(a.d, 2, 1, iv3(dim, ng, ng, ng), periodic ? &per : NULL, false));
+      BFT_CHECK(same(&a, "fill_boundary of a lattice, one component (ng, periodic)", ng, periodic));
+      free_pair(&a);
+    }
+  bf_boxarray_destroy(&ba);
+}
+
 static void test_ghost_exchange(void) {
   int ks[4], nk = kinds(ks);
+  for (int dim = 1; dim <= 3; ++dim)
+    for (int k = 0; k < nk; ++k) compare_lattice_fill(dim, ks[k]);
   for (int dim = 1; dim <= 3; ++dim)
     for (int nodal = 0; nodal < 2; ++nodal)
       for (int which = 0; which < 2; ++which) {

@@ -74,3 +74,17 @@ def test_the_check_can_fail():
     plain, broken = run("0"), run("1", {"BOXFAB_FB_XLINE_TEST_DROP": "1"})
     changed = sum(a != b for a, b in zip(plain, broken))
     assert changed > 200, changed
+
+
+@pytest.mark.skipif(os.environ.get("BOXFAB_TEST_DEVICE", "cpu") == "gpu", reason="the host loop's own check")
+def test_the_rows_form_runs():
+    """Uniform lattices take the rows form (every other ghost point as whole rows, no items left
+    to a plan of their own): a host loop that drops the rows below the valid range in y
+    (BOXFAB_FB_XLINE_TEST_DROP=2) changes the bytes of the 2D and 3D layouts of one box shape
+    (after the first fill of all components: the later lines carry its state), and of no other."""
+    plain, broken = run("0"), run("1", {"BOXFAB_FB_XLINE_TEST_DROP": "2"})
+    changed = [a.split()[:7] for a, b in zip(plain, broken) if a != b]
+    first = [c for c in changed if c[6] == "all"]
+    assert len(first) > 40, len(first)
+    for dim, n, ms, ng, per, nc, how in changed:
+        assert dim in ("2", "3") and int(n) % int(ms) == 0, (dim, n, ms, how)
