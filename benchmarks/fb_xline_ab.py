@@ -6,7 +6,8 @@
 time per call (best of 20 after 3 warm-ups, each call synchronized) and as a multiple of the time
 of its ghost bytes (read + write) at the device-to-device memcpy bandwidth measured in the same
 process.  BOXFAB_FB_XLINE=0 is the exchange tasks alone; the default uses the x-line kernel for
-the x faces.  Before timing, every ghost cell is checked against its periodic source."""
+the x faces and, these boxes being a uniform lattice, for every other ghost cell as whole rows in
+the same launch.  Before timing, every ghost cell is checked against its periodic source."""
 import argparse
 import os
 import subprocess
@@ -107,7 +108,7 @@ else:
             env["BOXFAB_FB_XLINE"] = "0"
         else:
             env.pop("BOXFAB_FB_XLINE", None)
-        print(f"BOXFAB_FB_XLINE={mode} ({'exchange tasks only' if mode == '0' else 'x-line kernel for the x faces'})",
+        print(f"BOXFAB_FB_XLINE={mode} ({'exchange tasks only' if mode == '0' else 'x-line kernel: x faces, and whole rows'})",
               flush=True)
         r = subprocess.run([sys.executable, __file__] + sys.argv[1:], env=env)
         if r.returncode:
