@@ -105,7 +105,10 @@ static int run_plan(bf_plan *p, int op, double s0, bf_multifab *dst, const bf_mu
    * are whole rows of a uniform lattice (bf_xline_desc.rows: everything in one launch, no rest;
    * benchmarks/bench_lattice.cu: 0.536 ms at 32^3 against the tasks' 0.867); BOXFAB_FB_XLINE=0
    * never, =1 always (also on the host: the reference loop, for the tests) */
-  if (p->kind == BF_PLAN_FILL_BOUNDARY && op == BF_KOP_COPY && src == dst && !stage && !serial && dst->nlocal > 0) {
+  /* a plan serves every MultiFab of its BoxArray and DistributionMapping, the iMultiFabs too: the
+   * x-line form (double data, its offsets those of the MultiFab it was built for) only for doubles */
+  if (p->kind == BF_PLAN_FILL_BOUNDARY && op == BF_KOP_COPY && src == dst && !stage && !serial && dst->nlocal > 0 &&
+      dst->dtype == BF_DTYPE_DOUBLE) {
     enum { XLINE_MIN_NX = 64 };
     static int mode = -2;
     if (mode == -2) {

@@ -88,3 +88,43 @@ def test_the_rows_form_runs():
     assert len(first) > 40, len(first)
     for dim, n, ms, ng, per, nc, how in changed:
         assert dim in ("2", "3") and int(n) % int(ms) == 0, (dim, n, ms, how)
+
+
+SHARED = textwrap.dedent("""
+    import hashlib
+    import numpy as np
+    import boxfab.space3d as amr
+    amr.initialize(["amrex.verbose=0"])
+    ba = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(7, 7, 7)))
+    ba.max_size(4)
+    dm = amr.DistributionMapping(ba)
+    P = amr.Periodicity(amr.IntVect(8, 8, 8))
+    xp = np
+    if amr.Config.have_gpu:
+        import cupy as xp
+    mf = amr.MultiFab(ba, dm, 1, 1)
+    for a in mf.to_xp():
+        a[...] = xp.asarray(np.random.default_rng(1).random(a.shape))
+    mf.fill_boundary(P)  # builds the x-line form (doubles) with the plan of ba, dm, 1 ghost, periodic
+    im = amr.iMultiFab(ba, dm, 1, 1)
+    for i, a in enumerate(im.to_xp()):
+        a[...] = xp.asarray(np.arange(a.size, dtype=np.int32).reshape(a.shape) + 1000 * i)
+    if xp is not np:
+        xp.cuda.Device().synchronize()
+    im.fill_boundary(P)  # the same plan: must not run the doubles' form on int data
+    print(hashlib.sha1(b"".join(np.ascontiguousarray(im.array(m).to_host()).tobytes() for m in im)).hexdigest())
+    amr.finalize()
+""")
+
+
+def test_imultifab_after_multifab_of_the_same_layout():
+    """A plan serves every MultiFab of its BoxArray and DistributionMapping, iMultiFabs too: the x-line
+    form built for a MultiFab (double data, its fab offsets) must not run on an iMultiFab of the same
+    layout (it did: the int fabs were written as doubles at the MultiFab's offsets, past their end)."""
+    out = []
+    for mode in ("0", "1"):
+        r = subprocess.run([sys.executable, "-c", SHARED], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, BOXFAB_FB_XLINE=mode))
+        assert r.returncode == 0, r.stderr
+        out.append(r.stdout.split()[-1])
+    assert out[0] == out[1], out
