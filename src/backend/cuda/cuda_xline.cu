@@ -215,7 +215,7 @@ extern "C" int bf_cuda_xline_prepare(const bf_xline_desc *d, void **handle) {
   const int ntiles = (nvalid + J - 1) / J;
   /* the rows of a line's grown box with a ghost y or z, per component */
   const int64_t nq = (int64_t)d->n[1] * d->n[2] - (int64_t)nvalid * nplanes;
-  if (d->rows && nq * d->n[0] > INT32_MAX) return 0;
+  if (d->rows && nq * d->n[0] > INT32_MAX - kThreads) return 0; /* the rows blocks' count stays an int */
   xline_handle *h = (xline_handle *)calloc(1, sizeof *h);
   if (!h) return bf_error_set(BF_ERROR_MEMORY, what, "%s: out of host memory", what);
   (void)cudaGetDevice(&h->device);
