@@ -19,36 +19,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-template <int CH> __global__ void copy_rows(char *dst, const char *src, int64_t nrows, int64_t stride, int off) {
-  const int per = CH / 16; /* 16-byte pieces per row */
-  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i >= nrows * per) return;
-  int64_t r = i / per, p = i % per;
-  *((double2 *)(dst + r * stride + off) + p) = *((const double2 *)(src + r * stride + off) + p);
-}
-
-static cudaEvent_t ev0, ev1;
-
-/* best of 20 timed runs after a warm-up, in seconds */
-template <class F> static double best(F f) {
-  f();
-  cudaDeviceSynchronize();
-  float b = 1e30f;
-  for (int r = 0; r < 20; ++r) {
-    cudaEventRecord(ev0);
-    f();
-    cudaEventRecord(ev1);
-    cudaEventSynchronize(ev1);
-    float ms;
-    cudaEventElapsedTime(&ms, ev0, ev1);
-    b = ms < b ? ms : b;
-  }
-  return b * 1e-3;
-}
+#include "bench_cuda.cuh"
 
 template <int CH> static double rows_per_s(char *dst, const char *src, int64_t nrows, int64_t stride) {
-  int64_t n = nrows * (CH / 16);
-  double t = best([&] { copy_rows<CH><<<(unsigned)((n + 255) / 256), 256>>>(dst, src, nrows, stride, 0); });
+  double t = bench_best([&] { copy_rows_launch<CH>(dst, src, nrows, stride); });
   return nrows / t;
 }
 
@@ -59,9 +33,7 @@ int main(void) {
     printf("bench_dram_rows: no GPU memory (%s)\n", cudaGetErrorString(cudaGetLastError()));
     return 1;
   }
-  cudaEventCreate(&ev0);
-  cudaEventCreate(&ev1);
-  double bw = 2.0 * gib / best([&] { cudaMemcpyAsync(b, a, gib, cudaMemcpyDeviceToDevice); });
+  double bw = 2.0 * gib / bench_best([&] { cudaMemcpyAsync(b, a, gib, cudaMemcpyDeviceToDevice); });
   printf("bench_dram_rows: D2D memcpy of 1 GiB: %.0f GB/s (read + write)\n", bw / 1e9);
   for (int bs : {128, 32}) {
     const int64_t stride = (bs + 4) * 8, nrows = (int64_t)(span / stride) - 1;

@@ -38,10 +38,10 @@
 #include <stdlib.h>
 #include <vector>
 
+#include "bench_cuda.cuh"
+
 #define G 2
 #define CH (4 * G) /* doubles per x-line chunk: end of a row (2G) + start of the next (2G) */
-
-static double val(int64_t i, int64_t j, int64_t k) { return (double)(i + 1000 * j + 1000000 * k); }
 
 struct Lat {
   double *a;
@@ -220,29 +220,7 @@ template <int ITEMS, int THREADS> __global__ void __launch_bounds__(THREADS) k_f
   else xline_block(L, blockIdx.x - L.nrowblocks, sh);
 }
 
-static cudaEvent_t ev0, ev1;
-template <class F> static double best(F f) {
-  f();
-  cudaDeviceSynchronize();
-  float b = 1e30f;
-  for (int r = 0; r < 20; ++r) {
-    cudaEventRecord(ev0);
-    f();
-    cudaEventRecord(ev1);
-    cudaEventSynchronize(ev1);
-    float ms;
-    cudaEventElapsedTime(&ms, ev0, ev1);
-    b = ms < b ? ms : b;
-  }
-  return b * 1e-3;
-}
 
-__global__ void copy64(char *dst, const char *src, int64_t nrows, int64_t stride) {
-  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i >= nrows * 4) return;
-  int64_t r = i / 4, p = i % 4;
-  *((double2 *)(dst + r * stride) + p) = *((const double2 *)(src + r * stride) + p);
-}
 
 /* every ghost cell of every fab against the formula (periodic) */
 static int check(const std::vector<double> &h, int nb, int N, int64_t fabsz, const char *what) {
@@ -256,7 +234,7 @@ static int check(const std::vector<double> &h, int nb, int N, int64_t fabsz, con
           bool valid = i >= G && i < N - G && j >= G && j < N - G && k >= G && k < N - G;
           int64_t gi = ((int64_t)bx * bs + i - G + n) % n, gj = ((int64_t)by * bs + j - G + n) % n,
                   gk = ((int64_t)bz * bs + k - G + n) % n;
-          double want = val(gi, gj, gk), got = h[f * fabsz + ((int64_t)k * N + j) * N + i];
+          double want = bench_val(gi, gj, gk), got = h[f * fabsz + ((int64_t)k * N + j) * N + i];
           if (!valid && got != want && bad++ < 5)
             printf("  %s: fab %lld (%d,%d,%d) cell (%d,%d,%d): %g, want %g\n", what, (long long)f, bx, by, bz, i, j, k,
                    got, want);
@@ -268,23 +246,11 @@ static int check(const std::vector<double> &h, int nb, int N, int64_t fabsz, con
 }
 
 int main(void) {
-  cudaEventCreate(&ev0);
-  cudaEventCreate(&ev1);
   int fails = 0;
   for (int bs : {128, 32}) {
     const int nb = 512 / bs, N = bs + 2 * G;
     const int64_t fabsz = (int64_t)N * N * N, nf = (int64_t)nb * nb * nb, total = fabsz * nf;
-    std::vector<double> h((size_t)total);
-    for (int64_t f = 0; f < nf; ++f) {
-      int bx = (int)(f % nb), by = (int)(f / nb % nb), bz = (int)(f / nb / nb);
-      for (int k = 0; k < N; ++k)
-        for (int j = 0; j < N; ++j)
-          for (int i = 0; i < N; ++i) {
-            bool valid = i >= G && i < N - G && j >= G && j < N - G && k >= G && k < N - G;
-            h[f * fabsz + ((int64_t)k * N + j) * N + i] =
-                valid ? val((int64_t)bx * bs + i - G, (int64_t)by * bs + j - G, (int64_t)bz * bs + k - G) : -1.0;
-          }
-    }
+    const std::vector<double> h = bench_lattice_data(nb, bs, G);
     double *d = NULL;
     if (cudaMalloc(&d, (size_t)total * 8) != cudaSuccess) {
       printf("no memory\n");
@@ -293,13 +259,11 @@ int main(void) {
     /* memcpy bandwidth and the floor, on this buffer size */
     double *d2 = NULL;
     cudaMalloc(&d2, (size_t)total * 8);
-    const double bw = 2.0 * total * 8 / best([&] { cudaMemcpyAsync(d2, d, (size_t)total * 8, cudaMemcpyDeviceToDevice); });
+    const double bw = 2.0 * total * 8 / bench_best([&] { cudaMemcpyAsync(d2, d, (size_t)total * 8, cudaMemcpyDeviceToDevice); });
     cudaFree(d2);
     const double ghosts = (double)(fabsz - (int64_t)bs * bs * bs) * nf, at_mc = 16.0 * ghosts / bw;
     const int64_t nrows = total / N - 1;
-    const double t64 = best([&] {
-      copy64<<<(unsigned)((nrows * 4 + 255) / 256), 256>>>((char *)d, (char *)d, nrows, (int64_t)N * 8);
-    });
+    const double t64 = bench_best([&] { copy_rows_launch<64>((char *)d, (char *)d, nrows, (int64_t)N * 8); });
     const double xfloor = (double)bs * bs * nf * t64 / nrows, yzfloor = 2.0 * (16.0 * 2 * G * bs * bs * nf) / bw;
     const double floor_ = xfloor + yzfloor;
     printf("bench_lattice %d^3 boxes (%lld fabs): memcpy %.0f GB/s, ghost bytes at memcpy %.3f ms, floor %.3f ms "
@@ -327,50 +291,46 @@ int main(void) {
       L.J = J, L.ntiles = (bs + J - 1) / J;
       const size_t shm = (size_t)nb * (J + 1) * CH * sizeof(double);
       const int nx_blocks = nb * nb * bs * L.ntiles;
+      /* one variant of the full rows (kernel kr alone, kf fused with the x-line tiles); the name
+       * says which; checked cell by cell when `check` */
+      auto variant = [&](const char *name, auto kr, auto kf, int threads, bool check) {
+        cudaFuncSetAttribute(k_xline, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
+        cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
+        auto rows = [&] { kr<<<L.nrowblocks, threads>>>(L); };
+        auto xl = [&] { k_xline<<<nx_blocks, 256, shm>>>(L); };
+        auto two = [&] { rows(), xl(); };
+        auto fused = [&] { kf<<<L.nrowblocks + nx_blocks, threads, shm>>>(L); };
+        char nm[128];
+        if (check) {
+          snprintf(nm, sizeof nm, "two launches, %s", name);
+          verify(nm, two);
+          snprintf(nm, sizeof nm, "fused, %s", name);
+          verify(nm, fused);
+        }
+        const char *what[3] = {"rows", "two launches", "fused"};
+        const double t[3] = {bench_best(rows), bench_best(two), bench_best(fused)};
+        for (int v = 0; v < 3; ++v) {
+          snprintf(nm, sizeof nm, "%s (%s, J=%d)", what[v], name, J);
+          report(nm, t[v]);
+        }
+      };
+      report("xline alone", bench_best([&] { k_xline<<<nx_blocks, 256, shm>>>(L); }));
+      /* rows2: one thread per (row, 16-byte pair), U fabs in flight */
+      auto time_rows2 = [&](auto kr, auto kf, int U, int threads) {
+        const int nq = 2 * G * N + 2 * G * bs, bpl = (nq * (N / 2) + threads - 1) / threads;
+        L.nrowblocks = nb * nb * bpl;
+        char nm[64];
+        snprintf(nm, sizeof nm, "rows2 U=%d, %d threads", U, threads);
+        variant(nm, kr, kf, threads, J == 8);
+      };
+      /* rows: one thread per point, ITEMS points per thread */
       auto time_items = [&](auto kr, auto kf, int items, int threads) {
         const int chk = items * threads, rowcells = nb * N;
         L.cg = (N * rowcells + chk - 1) / chk, L.cv = (2 * G * rowcells + chk - 1) / chk;
         L.nrowblocks = nb * nb * (2 * G * L.cg + bs * L.cv);
-        cudaFuncSetAttribute(k_xline, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
-        cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
-        auto rows = [&] { kr<<<L.nrowblocks, threads>>>(L); };
-        auto xl = [&] { k_xline<<<nx_blocks, 256, shm>>>(L); };
-        auto two = [&] { rows(), xl(); };
-        auto fused = [&] { kf<<<L.nrowblocks + nx_blocks, threads, shm>>>(L); };
-        char nm[96];
-        if (J == 16) {
-          verify("two", two);
-          verify("fused", fused);
-        }
-        snprintf(nm, sizeof nm, "rows (%dx%d)", items, threads);
-        report(nm, best(rows));
-        snprintf(nm, sizeof nm, "xline (J=%d)", J);
-        report(nm, best(xl));
-        snprintf(nm, sizeof nm, "two launches (%dx%d, J=%d)", items, threads, J);
-        report(nm, best(two));
-        snprintf(nm, sizeof nm, "fused (%dx%d, J=%d)", items, threads, J);
-        report(nm, best(fused));
-      };
-      auto time_rows2 = [&](auto kr, auto kf, int U, int threads) {
-        const int nq = 2 * G * N + 2 * G * bs, bpl = (nq * (N / 2) + threads - 1) / threads;
-        L.nrowblocks = nb * nb * bpl;
-        cudaFuncSetAttribute(k_xline, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
-        cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm);
-        auto rows = [&] { kr<<<L.nrowblocks, threads>>>(L); };
-        auto xl = [&] { k_xline<<<nx_blocks, 256, shm>>>(L); };
-        auto two = [&] { rows(), xl(); };
-        auto fused = [&] { kf<<<L.nrowblocks + nx_blocks, threads, shm>>>(L); };
-        char nm[96];
-        if (J == 8) {
-          verify("two2", two);
-          verify("fused2", fused);
-        }
-        snprintf(nm, sizeof nm, "rows2 (U=%d, %d threads)", U, threads);
-        report(nm, best(rows));
-        snprintf(nm, sizeof nm, "two launches2 (U=%d, %d, J=%d)", U, threads, J);
-        report(nm, best(two));
-        snprintf(nm, sizeof nm, "fused2 (U=%d, %d, J=%d)", U, threads, J);
-        report(nm, best(fused));
+        char nm[64];
+        snprintf(nm, sizeof nm, "rows %dx%d", items, threads);
+        variant(nm, kr, kf, threads, J == 16);
       };
       time_rows2(k_rows2<4, 256>, k_fused2<4, 256>, 4, 256);
       time_rows2(k_rows2<8, 256>, k_fused2<8, 256>, 8, 256);

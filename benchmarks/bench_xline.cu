@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <vector>
 
+#include "bench_cuda.cuh"
+
 #define G 2
 #define CH (4 * G) /* doubles per chunk: end of a row (2G) + start of the next (2G) */
-
-static double val(int64_t i, int64_t j, int64_t k) { return (double)(i + 1000 * j + 1000000 * k); }
 
 __global__ void ends(double *a, int nb, int N, int64_t fabsz) {
   const int bs = N - 2 * G;
@@ -86,29 +86,7 @@ __global__ void xline(double *a, int nb, int N, int64_t fabsz) {
   }
 }
 
-static cudaEvent_t ev0, ev1;
-template <class F> static double best(F f) {
-  f();
-  cudaDeviceSynchronize();
-  float b = 1e30f;
-  for (int r = 0; r < 20; ++r) {
-    cudaEventRecord(ev0);
-    f();
-    cudaEventRecord(ev1);
-    cudaEventSynchronize(ev1);
-    float ms;
-    cudaEventElapsedTime(&ms, ev0, ev1);
-    b = ms < b ? ms : b;
-  }
-  return b * 1e-3;
-}
 
-__global__ void copy64(char *dst, const char *src, int64_t nrows, int64_t stride) {
-  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i >= nrows * 4) return;
-  int64_t r = i / 4, p = i % 4;
-  *((double2 *)(dst + r * stride) + p) = *((const double2 *)(src + r * stride) + p);
-}
 
 static int check(const std::vector<double> &h, int nb, int N, int64_t fabsz, const char *what) {
   const int bs = N - 2 * G, n = nb * bs;
@@ -120,7 +98,7 @@ static int check(const std::vector<double> &h, int nb, int N, int64_t fabsz, con
         for (int i = 0; i < N; ++i) {
           if (i >= G && i < N - G) continue;
           int64_t gi = ((int64_t)bx * bs + i - G + n) % n, gj = (int64_t)by * bs + j - G, gk = (int64_t)bz * bs + k - G;
-          double want = val(gi, gj, gk), got = h[f * fabsz + ((int64_t)k * N + j) * N + i];
+          double want = bench_val(gi, gj, gk), got = h[f * fabsz + ((int64_t)k * N + j) * N + i];
           if (got != want && bad++ < 5)
             printf("  %s: fab %lld (%d,%d,%d) cell (%d,%d,%d): %g, want %g\n", what, (long long)f, bx, by, bz, i, j, k,
                    got, want);
@@ -131,23 +109,11 @@ static int check(const std::vector<double> &h, int nb, int N, int64_t fabsz, con
 }
 
 int main(void) {
-  cudaEventCreate(&ev0);
-  cudaEventCreate(&ev1);
   int fails = 0;
   for (int bs : {128, 32}) {
     const int nb = 512 / bs, N = bs + 2 * G;
     const int64_t fabsz = (int64_t)N * N * N, nf = (int64_t)nb * nb * nb, total = fabsz * nf;
-    std::vector<double> h((size_t)total);
-    for (int64_t f = 0; f < nf; ++f) {
-      int bx = (int)(f % nb), by = (int)(f / nb % nb), bz = (int)(f / nb / nb);
-      for (int k = 0; k < N; ++k)
-        for (int j = 0; j < N; ++j)
-          for (int i = 0; i < N; ++i) {
-            bool valid = i >= G && i < N - G && j >= G && j < N - G && k >= G && k < N - G;
-            h[f * fabsz + ((int64_t)k * N + j) * N + i] =
-                valid ? val((int64_t)bx * bs + i - G, (int64_t)by * bs + j - G, (int64_t)bz * bs + k - G) : -1.0;
-          }
-    }
+    const std::vector<double> h = bench_lattice_data(nb, bs, G);
     double *d = NULL;
     if (cudaMalloc(&d, (size_t)total * 8) != cudaSuccess) {
       printf("no memory\n");
@@ -165,7 +131,7 @@ int main(void) {
       dim3 gr((unsigned)(nb * nb), (unsigned)bs, (unsigned)((bs + jj - 1) / jj));
       size_t sm = (size_t)nb * (jj + 1) * CH * sizeof(double);
       cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
-      double t = best([&] { kern<<<gr, threads, sm>>>(d, nb, N, fabsz); });
+      double t = bench_best([&] { kern<<<gr, threads, sm>>>(d, nb, N, fabsz); });
       printf("  xline J=%d threads=%d: %.3f ms\n", jj, threads, t * 1e3);
     };
     for (int th : {128, 256, 512}) {
@@ -188,12 +154,10 @@ int main(void) {
     }
     cudaMemcpy(back.data(), d, (size_t)total * 8, cudaMemcpyDeviceToHost);
     fails += check(back, nb, N, fabsz, "xline");
-    double te = best(run_ends), tx = best(run_xline);
+    double te = bench_best(run_ends), tx = bench_best(run_xline);
     /* the floor's 64-byte rate on rows of this stride, over the same buffer */
     int64_t nrows = total / N - 1;
-    double t64 = best([&] {
-      copy64<<<(unsigned)((nrows * 4 + 255) / 256), 256>>>((char *)d, (char *)d + 64 * 0, nrows, (int64_t)N * 8);
-    });
+    double t64 = bench_best([&] { copy_rows_launch<64>((char *)d, (char *)d, nrows, (int64_t)N * 8); });
     double r64 = nrows / t64, rows = (double)nf * bs * bs; /* row boundaries of x faces: one 64-byte chunk each */
     printf("bench_xline %d^3 boxes (%lld fabs): x faces ends %.3f ms, xline %.3f ms (%.2fx faster); floor %.3f ms "
            "(%.0f chunks at %.1f G/s); xline / floor %.2f\n",
