@@ -1,8 +1,9 @@
 """fill_boundary's x faces as whole x-lines (src/core/fillboundary_xline.c, issue 14).
 
 On the GPU the x-line kernel runs by default; on the CPU the same plan analysis (which items are
-mirrored full x faces, how they chain into lines, periodic cycles, the items left to a plan of
-their own) runs through the host reference loop when BOXFAB_FB_XLINE=1.  Every layout below is
+mirrored full x faces, how they chain into lines, periodic cycles, whether the items left are
+whole rows of a uniform lattice or go to a plan of their own) runs through the host reference
+loop when BOXFAB_FB_XLINE=1.  Every layout below is
 filled both ways in fresh interpreters, and the bytes of every fab (ghost cells included) must be
 identical: 1D/2D/3D, periodic or not, one box or several per direction (a periodic line of one
 fab is its own neighbour), 1 to 3 ghost layers, 1 or 3 components and a component range, and
