@@ -367,37 +367,16 @@ PyObject *bfpy_array4_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t 
   PyObject *cp = PyImport_GetModule(name_cupy);
   if (!cp && !PyErr_Occurred()) cp = PyImport_Import(name_cupy);
   if (!cp) return NULL; /* ImportError without CuPy */
-  PyObject *arr = NULL;
   bool ordered = false; /* arr is already in the order asked for */
-  if (A4(self)->memory == BFPY_MEM_HOST || A4(self)->memory == BFPY_MEM_PINNED) {
-    if (!copy) {
-      PyErr_SetString(PyExc_ValueError,
-                      "to_cupy: this Array4 views host memory, so no CuPy view exists; use to_numpy() or copy=True");
-    } else {
-      PyObject *host = bfpy_array4_to_host(self, NULL);
-      if (host) arr = PyObject_CallMethod(cp, "asarray", "(O)", host);
-      Py_XDECREF(host);
-    }
-  } else {
+  bfpy_xview v = {.p = NULL, .dtype = A4(self)->a.dtype, .memory = A4(self)->memory, .ndim = 4};
+  PyObject *view = NULL;
+  if (v.memory != BFPY_MEM_HOST && v.memory != BFPY_MEM_PINNED) {
     /* a view: made in the order asked for; a copy: of the C-ordered view, then ordered (F-contiguous for "F") */
-    PyObject *view = a4_cupy_view(self, cp, c_order || copy);
+    view = a4_cupy_view(self, cp, c_order || copy);
     ordered = view && !copy;
-    if (!view && !PyErr_Occurred()) {
-      if (bf_array4_size(&A4(self)->a) == 0) { /* no element: an empty array (bfpy_x_cupy_empty) */
-        bfpy_xview v = {.p = NULL, .dtype = A4(self)->a.dtype, .memory = A4(self)->memory, .ndim = 4};
-        bfpy_array4_shape(&A4(self)->a, v.shape, v.strides);
-        view = bfpy_x_cupy_empty(cp, &v);
-      } else {
-        view = PyObject_CallMethod(cp, "asarray", "(O)", self);
-      }
-    }
-    if (view && copy) {
-      arr = PyObject_CallMethod(view, "copy", NULL);
-      Py_DECREF(view);
-    } else {
-      arr = view;
-    }
+    if (!view) bfpy_array4_shape(&A4(self)->a, v.shape, v.strides); /* for the import of the interface */
   }
+  PyObject *arr = bfpy_x_to_cupy(cp, self, &v, "Array4", copy, view, bfpy_array4_to_host);
   Py_DECREF(cp);
   return ordered ? arr : a4_order(arr, c_order);
 }

@@ -389,6 +389,28 @@ PyObject *bfpy_x_cupy_empty(PyObject *cp, const bfpy_xview *v) {
   return arr;
 }
 
+PyObject *bfpy_x_to_cupy(PyObject *cp, PyObject *self, const bfpy_xview *v, const char *what, bool copy,
+                         PyObject *view, PyObject *(*to_host)(PyObject *self, PyObject *noargs)) {
+  if (v->memory == BFPY_MEM_HOST || v->memory == BFPY_MEM_PINNED) {
+    Py_XDECREF(view);
+    if (!copy) {
+      PyErr_Format(PyExc_ValueError,
+                   "to_cupy: this %s views host memory, so no CuPy view exists; use to_numpy() or copy=True", what);
+      return NULL;
+    }
+    PyObject *host = to_host(self, NULL);
+    PyObject *arr = host ? PyObject_CallMethod(cp, "asarray", "(O)", host) : NULL;
+    Py_XDECREF(host);
+    return arr;
+  }
+  if (!view && !PyErr_Occurred())
+    view = bfpy_x_size(v) == 0 ? bfpy_x_cupy_empty(cp, v) : PyObject_CallMethod(cp, "asarray", "(O)", self);
+  if (!view || !copy) return view;
+  PyObject *arr = PyObject_CallMethod(view, "copy", NULL);
+  Py_DECREF(view);
+  return arr;
+}
+
 int bfpy_x_copy_order(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int *copy, bool *c_order) {
   static const char *const names[] = {"copy", "order", NULL};
   PyObject *a[2];

@@ -66,4 +66,15 @@ int bfpy_x_copy_order(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
  * is nothing to share.  `cp`: the cupy module. */
 PyObject *bfpy_x_cupy_empty(PyObject *cp, const bfpy_xview *v);
 
+/* to_cupy of the exporter `self` (its view v; `what` names its type in
+ * messages), after the caller's own faster path, if any, gave `view` (a new
+ * reference, or NULL: none, or failed with an exception set).  Host memory:
+ * a ValueError unless copy, else CuPy's copy of to_host(self).  Device
+ * memory: `view`, else CuPy's import of self's __cuda_array_interface__
+ * (CuPy waits for the stream it names and holds self; an empty array when v
+ * has no element), copied when `copy`.  Steals `view`; NULL with an
+ * exception on failure.  `cp`: the cupy module. */
+PyObject *bfpy_x_to_cupy(PyObject *cp, PyObject *self, const bfpy_xview *v, const char *what, bool copy,
+                         PyObject *view, PyObject *(*to_host)(PyObject *self, PyObject *noargs));
+
 #endif

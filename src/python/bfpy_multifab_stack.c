@@ -218,29 +218,8 @@ static PyObject *stack_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t
   if (bfpy_x_copy_order(args, nargs, kwnames, &copy, &c_order) < 0) return NULL;
   PyObject *cp = PyImport_ImportModule("cupy");
   if (!cp) return NULL; /* ImportError without CuPy */
-  PyObject *arr = NULL;
-  const int memory = SO(self)->v.memory;
-  if (memory == BFPY_MEM_HOST || memory == BFPY_MEM_PINNED) {
-    if (!copy) {
-      PyErr_SetString(PyExc_ValueError, "to_cupy: this StackedArray views host memory, so no CuPy view exists; use "
-                                        "to_numpy() or copy=True");
-    } else {
-      PyObject *host = stack_to_host(self, NULL);
-      if (host) arr = PyObject_CallMethod(cp, "asarray", "(O)", host);
-      Py_XDECREF(host);
-    }
-  } else {
-    /* through __cuda_array_interface__: CuPy waits for the stream it names and holds this view
-     * (no element, e.g. a rank without boxes: an empty array, see bfpy_x_cupy_empty) */
-    PyObject *view = bfpy_x_size(&SO(self)->v) == 0 ? bfpy_x_cupy_empty(cp, &SO(self)->v)
-                                                    : PyObject_CallMethod(cp, "asarray", "(O)", self);
-    if (view && copy) {
-      arr = PyObject_CallMethod(view, "copy", NULL);
-      Py_DECREF(view);
-    } else {
-      arr = view;
-    }
-  }
+  /* (a rank without boxes: an empty array) */
+  PyObject *arr = bfpy_x_to_cupy(cp, self, &SO(self)->v, "StackedArray", copy, NULL, stack_to_host);
   Py_DECREF(cp);
   return ordered(arr, c_order);
 }

@@ -305,6 +305,12 @@ def test_arena_kinds_dlpack_device_and_protocols(amr3, arena):
     if arena == "pinned":
         with pytest.raises(AttributeError, match="host memory"):
             a4.__cuda_array_interface__
+        # to_cupy: no view of host memory, a CuPy copy on request (Array4 and the stacked view alike)
+        for x, name in ((a4, "Array4"), (mf.stacked(), "StackedArray")):
+            with pytest.raises(ValueError, match=f"this {name} views host memory"):
+                x.to_cupy()
+            c = x.to_cupy(copy=True)
+            assert isinstance(c, cp.ndarray) and np.array_equal(c.get(), x.to_numpy())
     else:
         x = cp.asarray(a4)
         assert x.data.ptr == a4.__cuda_array_interface__["data"][0]
