@@ -6,7 +6,9 @@
 #ifndef BOXFAB_BFTEST_H
 #define BOXFAB_BFTEST_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "boxfab/boxfab.h"
@@ -58,5 +60,28 @@ static inline int bft_report(void) {
   printf("%d checks, %d failed\n", bft_checks, bft_failures);
   return bft_failures ? 1 : 0;
 }
+
+/* Programs that also run under mpirun: the runtime started quietly (exit
+ * status 1 when it cannot start), this rank and the number of ranks. */
+static inline void bft_ranks_start(int *nprocs, int *me) {
+  uint64_t id = 0;
+  const char *quiet[] = {"amrex.verbose=0"};
+  if (bf_runtime_initialize(1, quiet, &id) != BF_SUCCESS) {
+    fprintf(stderr, "initialize failed: %s\n", bf_error_message());
+    exit(1);
+  }
+  *nprocs = bf_parallel_nprocs();
+  *me = bf_parallel_myproc();
+}
+
+/* Every rank's verdict, while the runtime runs: one rank's failure fails all. */
+static inline void bft_ranks_agree(void) {
+  int64_t failed = bft_failures;
+  bf_parallel_reduce_int64(&failed, 1, 0, -1);
+  if (failed && !bft_failures) ++bft_failures;
+}
+
+/* main's exit status: rank 0 reports. */
+static inline int bft_ranks_report(int me) { return me == 0 ? bft_report() : (bft_failures ? 1 : 0); }
 
 #endif

@@ -240,14 +240,7 @@ static void test_huge_boxes_elsewhere(void) {
 }
 
 int main(void) {
-  uint64_t id = 0;
-  const char *quiet[] = {"amrex.verbose=0"};
-  if (bf_runtime_initialize(1, quiet, &id) != BF_SUCCESS) {
-    fprintf(stderr, "initialize failed: %s\n", bf_error_message());
-    return 1;
-  }
-  nprocs = bf_parallel_nprocs();
-  me = bf_parallel_myproc();
+  bft_ranks_start(&nprocs, &me);
   BFT_RUN(test_uniform_layouts);
   BFT_RUN(test_padding_between_fabs);
   BFT_RUN(test_nodal_boxes);
@@ -259,13 +252,11 @@ int main(void) {
   /* after finalize: the runtime check, as every MultiFab operation */
   bf_boxarray *ba = chop_domain(1, 8, 4, 0);
   bf_multifab *mf = make_rr(ba, 1, 0, BF_DTYPE_DOUBLE);
-  int64_t failed = bft_failures;
-  bf_parallel_reduce_int64(&failed, 1, 0, -1); /* every rank's verdict: one rank's failure fails all */
-  if (failed && !bft_failures) ++bft_failures;
+  bft_ranks_agree();
   bf_runtime_finalize();
   bf_mf_stack s;
   BFT_FAILS(bf_multifab_stack(mf, &s), BF_ERROR_RUNTIME);
   bf_multifab_destroy(&mf);
   bf_boxarray_destroy(&ba);
-  return me == 0 ? bft_report() : (bft_failures ? 1 : 0);
+  return bft_ranks_report(me);
 }

@@ -88,22 +88,12 @@ static void test_comm_refused_when_serial(void) {
 }
 
 int main(void) {
-  uint64_t id = 0;
-  const char *quiet[] = {"amrex.verbose=0"};
-  if (bf_runtime_initialize(1, quiet, &id) != BF_SUCCESS) {
-    fprintf(stderr, "initialize failed: %s\n", bf_error_message());
-    return 1;
-  }
-  nprocs = bf_parallel_nprocs();
-  me = bf_parallel_myproc();
+  bft_ranks_start(&nprocs, &me);
   BFT_RUN(test_descriptor);
   BFT_RUN(test_reductions);
   BFT_RUN(test_missing_ranks_refused);
   BFT_RUN(test_comm_refused_when_serial);
-  /* every rank's verdict: one rank's failure fails all */
-  int64_t failed = bft_failures;
-  bf_parallel_reduce_int64(&failed, 1, 0, -1);
-  if (failed && !bft_failures) ++bft_failures;
+  bft_ranks_agree();
   bf_runtime_finalize();
-  return me == 0 ? bft_report() : (bft_failures ? 1 : 0);
+  return bft_ranks_report(me);
 }
