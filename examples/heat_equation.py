@@ -324,10 +324,11 @@ def main(argv=None):
                 old.fill_boundary(period)
                 pc.interpolate(old, "u", shape="cic")          # the field at each tracer (C kernels)
                 pc.write_plotfile(args.plotfile, "tracers")
-                df = pc.to_df(local=False)                     # gathered on rank 0 (None elsewhere)
                 lo, hi = old.min(0), old.max(0)
-                tr_ok = df is None or (len(df) == args.tracers
-                                       and bool(((df["u"] >= lo - 1e-12) & (df["u"] <= hi + 1e-12)).all()))
+                tr_ok = pc.total_number_of_particles() == args.tracers   # every tracer kept (all ranks)
+                for pti in pc.iterator(pc, level=0):           # this rank's tiles, zero-copy views
+                    u = pti.soa().to_xp().real["u"]                # NumPy or CuPy, as the data lie
+                    tr_ok = tr_ok and bool(((u >= lo - 1e-12) & (u <= hi + 1e-12)).all())
                 tr_ok = pd.ReduceBoolAnd(tr_ok)
                 plot_ok = plot_ok and tr_ok
                 msg += f", with {args.tracers} tracer particles ({args.plotfile}/tracers, u in [{lo:.4f}, {hi:.4f}]: " \

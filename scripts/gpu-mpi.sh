@@ -74,7 +74,7 @@ mpirun --version | head -1
 "$PY" -c 'from mpi4py import MPI; print("mpi4py on", MPI.Get_library_version().splitlines()[0])'
 
 # ---- 2. build --------------------------------------------------------------------------------
-step install env CMAKE_ARGS="-DMPI_C_COMPILER=$(command -v mpicc) -DBOXFAB_ENABLE_CUDA=ON" \
+step install env CMAKE_ARGS="-DMPI_C_COMPILER=$(command -v mpicc) -DBOXFAB_ENABLE_CUDA=ON -DBOXFAB_WERROR=ON" \
   "$PY" -m pip install -v --no-build-isolation --no-deps -C build-dir=build/gpu-mpi-pip . || finish
 (cd / && "$PY" -c 'import boxfab, sys; b = boxfab.build_info(); print(b); sys.exit(0 if b["mpi"] and b["cuda"] else 1)') ||
   { echo "!! boxfab was not built with both MPI and CUDA"; status=1; failed+=(build-info); finish; }

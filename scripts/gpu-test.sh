@@ -42,7 +42,7 @@ finish() {
 nvidia-smi -L || true # (stdout only: $OUT brings back at most 8 files, one per step below)
 
 step configure cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DBOXFAB_BUILD_PYTHON=OFF \
-  -DBOXFAB_ENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" || finish
+  -DBOXFAB_WERROR=ON -DBOXFAB_ENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" || finish
 grep -q '#define BOXFAB_HAVE_CUDA 1' build/gpu/generated/boxfab_config.h || { fail "CUDA was not enabled" cuda; finish; }
 step build cmake --build build/gpu -j "$(nproc)" || finish
 

@@ -60,6 +60,7 @@ bf_source_hash() {
     ((${#present[@]} == 0)) || sha256sum -- "${present[@]}"
     for v in "${BOXFAB_BUILD_ENV[@]}"; do printf 'env %s=%s\n' "$v" "${!v-}"; done
     printf 'python %s\n' "${PY:-}"
+    printf 'werror %s\n' "${BOXFAB_INSTALL_WERROR:-OFF}"
   } | sha256sum | cut -c1-64
 }
 
@@ -149,8 +150,11 @@ bf_run_logged() {
 
 # Builds and installs boxfab into $PY's environment with pip, showing the
 # build's progress; skipped when bf_install_is_current. The CMake build folder
-# build/pip persists, so a rebuild recompiles only what changed.
+# persists, so a rebuild recompiles only what changed.
 # BOXFAB_FORCE_INSTALL=1 installs anyway.
+# BOXFAB_INSTALL_WERROR=ON (scripts/test.sh, for CI and developers) builds with
+# warnings as errors, in build/pip-werror; else (scripts/run.sh) as a user's
+# `pip install .` builds, warnings being warnings, in build/pip.
 bf_install_boxfab() {
   if [ "${BOXFAB_FORCE_INSTALL:-0}" != 1 ] && bf_install_is_current; then
     echo "== boxfab is installed and up to date (no source changed since the last install; BOXFAB_FORCE_INSTALL=1 reinstalls)"
@@ -160,10 +164,13 @@ bf_install_boxfab() {
   stamp=$(bf_stamp_file)
   rm -f "$stamp"
   hash=$(bf_source_hash) # before the build: a change made during it rebuilds next time
-  log=build/pip-install.log
-  echo "== building and installing boxfab (pip install .; full log: $log)"
+  local werror=${BOXFAB_INSTALL_WERROR:-OFF} dir=build/pip
+  [ "$werror" = ON ] && dir=build/pip-werror
+  log=$dir-install.log
+  echo "== building and installing boxfab (pip install .$([ "$werror" = ON ] && echo ", warnings as errors"); full log: $log)"
   t0=$SECONDS
-  bf_run_logged "$log" "$PY" -m pip install -v --no-build-isolation -C build-dir=build/pip .
+  bf_run_logged "$log" "$PY" -m pip install -v --no-build-isolation -C build-dir="$dir" \
+    -C cmake.define.BOXFAB_WERROR="$werror" .
   installed=$(bf_installed_fingerprint)
   if [ -z "$installed" ]; then
     echo "== pip installed boxfab but it does not import; see $log"

@@ -354,8 +354,10 @@ static int a4_setitem(PyObject *self_o, PyObject *key, PyObject *v) {
   case BF_DTYPE_DOUBLE: *(double *)e = d; break;
   case BF_DTYPE_FLOAT: *(float *)e = (float)d; break;
   case BF_DTYPE_LONGDOUBLE: *(long double *)e = d; break;
-  case BF_DTYPE_CDOUBLE: *(double _Complex *)e = CMPLX(z.real, z.imag); break;
-  case BF_DTYPE_CFLOAT: *(float _Complex *)e = CMPLXF((float)z.real, (float)z.imag); break;
+  /* a complex number is laid out as its real part, then its imaginary part (C11 6.2.5); not CMPLX,
+   * which clang 14 with glibc 2.36 lacks (the module then fails to load: an undefined symbol) */
+  case BF_DTYPE_CDOUBLE: ((double *)e)[0] = z.real, ((double *)e)[1] = z.imag; break;
+  case BF_DTYPE_CFLOAT: ((float *)e)[0] = (float)z.real, ((float *)e)[1] = (float)z.imag; break;
   case BF_DTYPE_SHORT: *(short *)e = (short)s; break;
   case BF_DTYPE_INT: *(int *)e = (int)s; break;
   case BF_DTYPE_LONG: *(long *)e = (long)s; break;

@@ -20,8 +20,8 @@ static const char *const rb_sigs[4] = {
     "",
     "(), (x_lo, x_hi), (a_lo: float[1], a_hi: float[1]), (bx: Box, dx: float[1], base: float[1])",
     "(), (x_lo, y_lo, x_hi, y_hi), (a_lo: float[2], a_hi: float[2]), (bx: Box, dx: float[2], base: float[2])",
-    "(), (x_lo, y_lo, z_lo, x_hi, y_hi, z_hi), (a_lo: float[3], a_hi: float[3]), "
-    "(bx: Box, dx: float[3], base: float[3])",
+    ("(), (x_lo, y_lo, z_lo, x_hi, y_hi, z_hi), (a_lo: float[3], a_hi: float[3]), "
+     "(bx: Box, dx: float[3], base: float[3])"),
 };
 
 static int rb_init_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {

@@ -122,3 +122,18 @@ def test_heat_equation_plotfile_and_tracers(tmp_path):
     assert ad["tracers", "particle_u"].size == 200
     r = run_example(tmp_path, "--n", "8", "--steps", "2", "--png", "", "--plotfile", "")
     assert r.returncode == 0 and "wrote plt" not in r.stdout
+
+
+def test_the_main_job_needs_neither_pandas_nor_yt(tmp_path):
+    """scripts/run.sh installs numpy, matplotlib and mpi4py only: the main job (plotfile and tracers
+    included) must run where importing pandas or yt fails (a fresh machine's .venv had no pandas and
+    the job died in to_df)."""
+    blocked = tmp_path / "blocked"
+    for name in ("pandas", "yt"):
+        (blocked / name).mkdir(parents=True)
+        (blocked / name / "__init__.py").write_text(f"raise ImportError('{name} is blocked by the test')\n")
+    path = os.pathsep.join([str(blocked)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    r = run_example(tmp_path, "--n", "16", "--max-grid", "8", "--steps", "4", "--png", "", "--tracers", "100",
+                    PYTHONPATH=path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "with 100 tracer particles" in r.stdout and ": yes)" in r.stdout and "checks: passed" in r.stdout

@@ -115,6 +115,9 @@ def test_build_environment_and_interpreter_change_the_hash(repo):
     assert source_hash(repo, CMAKE_ARGS="-DBOXFAB_ENABLE_CUDA=OFF") != h0
     assert source_hash(repo, CC="clang") != h0
     assert source_hash(repo, SOME_OTHER_VARIABLE="1") == h0
+    # run.sh installs as a user's pip install builds, test.sh with warnings as errors: not the same build
+    assert source_hash(repo, BOXFAB_INSTALL_WERROR="ON") != h0
+    assert source_hash(repo, BOXFAB_INSTALL_WERROR="OFF") == h0
     other_py = sh(repo, "PY=/other/bin/python; bf_source_hash").stdout.strip()
     assert other_py != h0
 
