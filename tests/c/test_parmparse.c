@@ -500,6 +500,47 @@ static void test_pretty_round_trip_property(void) {
   bf_parmparse_clear();
 }
 
+/* Property: whatever add_text reads (random texts of the tokenizer's special bytes), pretty writes
+ * so that add_text into an empty store reads the same names and values, byte for byte. */
+static void test_read_text_round_trips_through_pretty(void) {
+  static const char *const parts[] = {"a", "b.c", " ", " ", "=", "=", "\n", "\r\n", "\\\n", "#", "\"", "(", ")", "\t",
+                                      "1", "x", "FILE", "&", "/", "\xc3\xa9", "\\", "a = 1\n", "b = \"q r\"\n"};
+  enum { TEXTS = 4000 };
+  char text[512];
+  int accepted = 0, bad = 0;
+  for (int t = 0; t < TEXTS; ++t) {
+    size_t n = 0;
+    int k = (int)(rnd() % 40);
+    for (int i = 0; i < k; ++i) {
+      const char *p = parts[rnd() % (sizeof parts / sizeof *parts)];
+      size_t m = strlen(p);
+      if (n + m >= sizeof text) break;
+      memcpy(text + n, p, m), n += m;
+    }
+    text[n] = '\0';
+    bf_parmparse_clear();
+    if (bf_parmparse_add_text(text, "rt", 3) != BF_SUCCESS) {
+      bf_error_clear();
+      bad += bf_parmparse_size() != 0; /* nothing of a text with an error */
+      continue;
+    }
+    ++accepted;
+    char *first = NULL, *second = NULL;
+    BFT_OK(bf_parmparse_pretty(&first));
+    bf_parmparse_clear();
+    if (bf_parmparse_add_text(first, "pretty", 3) != BF_SUCCESS) {
+      if (bad++ < 5) fprintf(stderr, "pretty of %s does not read back: %s\n", text, bf_error_message());
+      bf_error_clear();
+    } else {
+      BFT_OK(bf_parmparse_pretty(&second));
+      if (strcmp(first, second) && bad++ < 5) fprintf(stderr, "pretty of %s: %s then %s\n", text, first, second);
+    }
+    free(first), free(second);
+  }
+  BFT_CHECK(bad == 0 && accepted > 300);
+  bf_parmparse_clear();
+}
+
 /* ---- linear work (issue 21: addfile of 400k keys took 68 s) ------------------------------------
  * Counted, not timed: bf_parmparse_work_count() adds the bytes the reader examines and the slots
  * the index probes; 4 times the input must cost about 4 times the work. */
@@ -611,6 +652,7 @@ int main(void) {
   BFT_RUN(test_many_keys);
   BFT_RUN(test_unreadable_names_and_values_are_refused);
   BFT_RUN(test_pretty_round_trip_property);
+  BFT_RUN(test_read_text_round_trips_through_pretty);
   BFT_RUN(test_addfile_work_is_linear);
   BFT_RUN(test_index_churn_is_linear);
   BFT_RUN(test_expression_chains_are_evaluated_once);
