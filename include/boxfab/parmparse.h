@@ -40,16 +40,24 @@ typedef enum {
   BF_PP_BOX = 6
 } bf_parmparse_type;
 
-/** Add "name=v1 v2 ..." (values separated by white space; at least one;
- *  white space around the name is ignored).  BF_ERROR_VALUE for a token
- *  without '=', with an empty name or without a value. */
+/** Add "name=v1 v2 ..." as AMReX reads its command line: the token is read
+ *  as an inputs text (docs/inputs.md: values separated by white space, at
+ *  least one, quotes and parentheses keep a value together; several
+ *  definitions may follow each other), origin "<initialize>".
+ *  BF_ERROR_VALUE for a token without '=', with an empty name, without a
+ *  value, or that does not read as inputs text; nothing is added then. */
 BF_EXPORT int bf_parmparse_add_token(const char *token);
 
 /** Check a token as bf_parmparse_add_token would, without adding it. */
 BF_EXPORT int bf_parmparse_check_token(const char *token);
 
 /** Set `name` to `nvalues` string values (copied; none may be NULL).
- *  BF_ERROR_VALUE for an empty name, BF_ERROR_MEMORY. */
+ *  Only what an inputs file can hold is taken, so that bf_parmparse_pretty's
+ *  text reads back as it was (AMReX's tokenizer): BF_ERROR_VALUE for a name
+ *  that is not a letter followed by letters, digits and _ . [ ] + -, for the
+ *  name FILE, for no values, for a value with a new line, that is not UTF-8,
+ *  or that holds a '"' and would need quotes; BF_ERROR_MEMORY.  Nothing is
+ *  changed on error.  These rules hold for every add below and for tokens. */
 BF_EXPORT int bf_parmparse_add(const char *name, int nvalues, const char *const *values);
 
 /** bf_parmparse_add with the kind of the values (bf_parmparse_type). */
@@ -122,7 +130,10 @@ BF_EXPORT int bf_parmparse_size(void);
 BF_EXPORT const char *bf_parmparse_name_at(int i);
 
 /** The table as text, AMReX's prettyPrintTable: one "name = v1 v2" line per
- *  name, sorted.  *text is malloc'ed (free() it). */
+ *  name, sorted; a value the tokenizer would not read back bare (white
+ *  space, '=', '#' first, empty, ...) is written in double quotes, so that
+ *  bf_parmparse_add_text of the text gives the same values.  *text is
+ *  malloc'ed (free() it). */
 BF_EXPORT int bf_parmparse_pretty(char **text);
 
 /** Remove `name`; returns how many entries were removed (0 or 1). */
@@ -130,6 +141,11 @@ BF_EXPORT int bf_parmparse_remove(const char *name);
 
 /** Remove everything. */
 BF_EXPORT void bf_parmparse_clear(void);
+
+/** Work the store has done since the process started (introspection, for tests of its
+ *  complexity): bytes examined by the inputs reader, hash-index slots probed or rebuilt,
+ *  names looked up by expressions.  Linear algorithms add an amount proportional to their input. */
+BF_EXPORT int64_t bf_parmparse_work_count(void);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,10 @@
 
 #include "parmparse_impl.h"
 
+int64_t pp_work;
+
+int64_t bf_parmparse_work_count(void) { return pp_work; }
+
 static pp_entry *pp_table;
 static int pp_size, pp_capacity;
 static bool pp_sorted = true;
@@ -39,7 +43,10 @@ void pp_entry_free(pp_entry *e) {
  * pp_index maps a name to its position there: open addressing with linear
  * probing over a power-of-two number of slots, at most half of them used
  * (live or removed), so that add / query / remove take O(1) on average (a
- * linear scan made 80k distinct keys take 6 s to add).  When memory for the
+ * linear scan made 80k distinct keys take 6 s to add).  A rebuild leaves at
+ * most a quarter of the slots used, so that at least as many inserts as there
+ * are entries come before the next one (with half, removing and adding names
+ * at a size just under a power of two rebuilt the index every other call).  When memory for the
  * index runs out, lookups fall back to the scan and the next change rebuilds
  * it: the index is never needed for correctness. */
 enum { PP_EMPTY = -1, PP_GONE = -2 };
@@ -65,7 +72,8 @@ static void pp_index_drop(void) {
 /* Put position `at` (its name hashes to h) into a free slot; room is guaranteed by the caller. */
 static void pp_index_insert(uint64_t h, int at) {
   size_t mask = pp_index_cap - 1, i = (size_t)h & mask;
-  while (pp_index[i].at >= 0) i = (i + 1) & mask;
+  while (pp_index[i].at >= 0) i = (i + 1) & mask, ++pp_work;
+  ++pp_work;
   if (pp_index[i].at == PP_EMPTY) ++pp_index_used;
   pp_index[i].hash = h, pp_index[i].at = at;
 }
@@ -73,7 +81,7 @@ static void pp_index_insert(uint64_t h, int at) {
 /* Rebuild the index from pp_table with room for `want` entries; false (and no index) when out of memory. */
 static bool pp_index_rebuild(size_t want) {
   size_t cap = 16;
-  while (cap < 2 * want + 2) cap *= 2;
+  while (cap < 4 * want + 4) cap *= 2;
   pp_slot *t = cap == pp_index_cap ? pp_index : malloc(cap * sizeof *t);
   if (!t) {
     pp_index_drop();
@@ -82,6 +90,7 @@ static bool pp_index_rebuild(size_t want) {
   if (t != pp_index) free(pp_index);
   pp_index = t, pp_index_cap = cap, pp_index_used = 0;
   for (size_t i = 0; i < cap; ++i) t[i].hash = 0, t[i].at = PP_EMPTY;
+  pp_work += (int64_t)cap;
   for (int k = 0; k < pp_size; ++k) pp_index_insert(pp_hash(pp_table[k].name), k);
   return true;
 }
@@ -89,7 +98,7 @@ static bool pp_index_rebuild(size_t want) {
 /* The slot holding position `at` of a name hashing to h. */
 static size_t pp_slot_of(uint64_t h, int at) {
   size_t mask = pp_index_cap - 1, i = (size_t)h & mask;
-  while (pp_index[i].at != at) i = (i + 1) & mask;
+  while (pp_index[i].at != at) i = (i + 1) & mask, ++pp_work;
   return i;
 }
 
@@ -98,15 +107,33 @@ static int pp_find(const char *name) {
   if (!pp_index && pp_size > 0) (void)pp_index_rebuild((size_t)pp_size);
   if (!pp_index) {
     for (int i = 0; i < pp_size; ++i)
-      if (strcmp(pp_table[i].name, name) == 0) return i;
+      if (++pp_work, strcmp(pp_table[i].name, name) == 0) return i;
     return -1;
   }
   uint64_t h = pp_hash(name);
   size_t mask = pp_index_cap - 1;
-  for (size_t i = (size_t)h & mask; pp_index[i].at != PP_EMPTY; i = (i + 1) & mask)
+  for (size_t i = (size_t)h & mask; ++pp_work, pp_index[i].at != PP_EMPTY; i = (i + 1) & mask)
     if (pp_index[i].at >= 0 && pp_index[i].hash == h && strcmp(pp_table[pp_index[i].at].name, name) == 0)
       return pp_index[i].at;
   return -1;
+}
+
+pp_entry *pp_entry_of(const char *name) {
+  int at = pp_find(name);
+  return at < 0 ? NULL : &pp_table[at];
+}
+
+int pp_table_reserve(int extra) {
+  BF_CHECK(extra >= 0 && pp_size <= INT_MAX - extra, BF_ERROR_OVERFLOW, "too many parameters (%d more)", extra);
+  if (pp_size + extra > pp_capacity) {
+    int cap = pp_capacity ? pp_capacity : 16;
+    while (cap < pp_size + extra) cap = cap > INT_MAX / 2 ? INT_MAX : 2 * cap;
+    pp_entry *t = realloc(pp_table, (size_t)cap * sizeof *t);
+    BF_CHECK(t != NULL, BF_ERROR_MEMORY, "out of memory adding %d parameters", extra);
+    pp_table = t;
+    pp_capacity = cap;
+  }
+  return BF_SUCCESS;
 }
 
 int pp_table_put(pp_entry *e) {
@@ -144,15 +171,75 @@ int pp_table_put(pp_entry *e) {
   return BF_SUCCESS;
 }
 
-int bf_parmparse_add_typed(const char *name, int nvalues, const char *const *values, int type) {
+/* ---- what an inputs file can hold (AMReX's getToken) -------------------------------
+ * pretty_print writes "name = v1 v2 ..." lines that addfile (and AMReX) must read back as they
+ * were: every name and value added is checked against what the tokenizer can read. */
+
+/* A name as the tokenizer reads one (its IDENTIFIER state): a letter, then letters, digits and
+ * _ . [ ] + -; and not FILE, which includes a file. */
+static int pp_check_name(const char *name) {
   BF_CHECK(name && name[0], BF_ERROR_VALUE, "parameter name must not be empty");
+  bool ok = pp_isalpha(name[0]);
+  for (const char *c = name; ok && *c; ++c) ok = pp_name_char(*c);
+  BF_CHECK(ok, BF_ERROR_VALUE,
+           "parameter name \"%.200s\" could not be read back from an inputs file: a name starts with a "
+           "letter (A-Z, a-z) and holds only letters, digits and _ . [ ] + -",
+           name);
+  BF_CHECK(strcmp(name, "FILE") != 0, BF_ERROR_VALUE,
+           "parameter name FILE is the include directive of inputs files (FILE = other_inputs), not a parameter");
+  return BF_SUCCESS;
+}
+
+/* A value written bare: the tokenizer, started at its first byte, reads exactly it.  A value
+ * starting with '(' is read up to its matching ')'; another up to white space or '='.  A bare
+ * value must not start with '#' (a comment), '"' (a quoted value) or '=', and must not end with
+ * '\' (before the line's end that continues the line). */
+static bool pp_bare_ok(const char *v) {
+  if (!v[0] || v[0] == '#' || v[0] == '"' || v[0] == '=') return false;
+  size_t n = strlen(v);
+  if (v[0] == '(') {
+    int depth = 0;
+    for (size_t i = 0; i < n; ++i) {
+      depth += v[i] == '(';
+      depth -= v[i] == ')';
+      if (depth == 0) return i == n - 1;
+    }
+    return false;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (pp_isspace(v[i]) || v[i] == '=') return false;
+  return v[n - 1] != '\\';
+}
+
+/* Written in double quotes, read back as it is: no '"' (AMReX's quotes have no escapes) and no new
+ * line (the lines of a file are read one by one for #if blocks and namelists). */
+static bool pp_quoted_ok(const char *v) { return !strchr(v, '"') && !strchr(v, '\n'); }
+
+static int pp_check_value(const char *name, int i, const char *v) {
+  BF_CHECK(v != NULL, BF_ERROR_VALUE, "value %d of %.200s is NULL", i, name);
+  size_t n = strlen(v);
+  BF_CHECK(pp_utf8_bad((const unsigned char *)v, n) < 0, BF_ERROR_VALUE,
+           "value %d of parameter %.200s is not UTF-8 text (inputs files are UTF-8)", i, name);
+  BF_CHECK(!strchr(v, '\n'), BF_ERROR_VALUE,
+           "value %d of parameter %.200s holds a new line, which an inputs file cannot hold in a value", i, name);
+  BF_CHECK(pp_bare_ok(v) || pp_quoted_ok(v), BF_ERROR_VALUE,
+           "value %d of parameter %.200s, \"%.100s\", could not be read back from an inputs file: a value "
+           "with a double quote (\") must not need quotes (no white space or '=', no '#' or '\"' first, "
+           "no '\\' last, or one group in parentheses)",
+           i, name, v);
+  return BF_SUCCESS;
+}
+
+int bf_parmparse_add_typed(const char *name, int nvalues, const char *const *values, int type) {
+  BF_CALL(pp_check_name(name));
   BF_CHECK(nvalues >= 0, BF_ERROR_VALUE, "negative number of values %d", nvalues);
-  BF_CHECK(nvalues == 0 || values != NULL, BF_ERROR_VALUE, "%d values but values is NULL", nvalues);
+  BF_CHECK(nvalues > 0, BF_ERROR_VALUE,
+           "parameter %.200s: no values (an inputs file cannot define a name without values)", name);
+  BF_CHECK(values != NULL, BF_ERROR_VALUE, "%d values but values is NULL", nvalues);
   BF_CHECK(type >= BF_PP_TEXT && type <= BF_PP_BOX, BF_ERROR_VALUE, "unknown parameter type %d", type);
-  for (int i = 0; i < nvalues; ++i)
-    BF_CHECK(values[i] != NULL, BF_ERROR_VALUE, "value %d of %.200s is NULL", i, name);
+  for (int i = 0; i < nvalues; ++i) BF_CALL(pp_check_value(name, i, values[i]));
   pp_entry e = {pp_strndup(name, strlen(name)), nvalues, calloc((size_t)nvalues + 1, sizeof(char *)), NULL, 0,
-                type, -1};
+                type, -1, 0, false, 0, 0.0};
   int ok = e.name && e.values;
   for (int i = 0; ok && i < nvalues; ++i) ok = (e.values[i] = pp_strndup(values[i], strlen(values[i]))) != NULL;
   if (!ok) {
@@ -236,62 +323,6 @@ int bf_parmparse_add_intvects(const char *name, int n, const bf_intvect *v) {
 int bf_parmparse_add_boxes(const char *name, int n, const bf_box *v) {
   for (int i = 0; i < n && v; ++i) BF_CHECK_DIM(v[i].dim);
   return pp_add_formatted(name, n, v, pp_fmt_box, BF_PP_BOX, 128);
-}
-
-/* ---- "key=value" tokens (bf_runtime_initialize) ------------------------------------ */
-typedef struct {
-  char *name, *storage;
-  const char **values;
-  int n;
-} pp_split_token;
-
-static void pp_split_free(pp_split_token *t) {
-  free(t->name), free(t->storage), free(t->values);
-  memset(t, 0, sizeof *t);
-}
-
-static int pp_split(const char *token, pp_split_token *t) {
-  memset(t, 0, sizeof *t);
-  BF_CHECK(token != NULL, BF_ERROR_VALUE, "parameter token is NULL");
-  const char *eq = strchr(token, '=');
-  BF_CHECK(eq != NULL, BF_ERROR_VALUE, "expected \"key=value\", got \"%.200s\"", token);
-  const char *ks = token, *ke = eq;
-  while (ks < ke && isspace((unsigned char)*ks)) ++ks;
-  while (ke > ks && isspace((unsigned char)ke[-1])) --ke;
-  BF_CHECK(ke > ks, BF_ERROR_VALUE, "empty key in \"%.200s\"", token);
-  t->name = pp_strndup(ks, (size_t)(ke - ks));
-  t->storage = pp_strndup(eq + 1, strlen(eq + 1));
-  t->values = calloc(strlen(eq + 1) / 2 + 2, sizeof(char *));
-  if (!t->name || !t->storage || !t->values) {
-    pp_split_free(t);
-    BF_ERROR(BF_ERROR_MEMORY, "out of memory parsing \"%.200s\"", token);
-  }
-  for (char *p = t->storage; *p;) {
-    while (*p && isspace((unsigned char)*p)) *p++ = '\0';
-    if (!*p) break;
-    t->values[t->n++] = p;
-    while (*p && !isspace((unsigned char)*p)) ++p;
-  }
-  if (t->n == 0) {
-    pp_split_free(t);
-    BF_ERROR(BF_ERROR_VALUE, "no value given in \"%.200s\"", token);
-  }
-  return BF_SUCCESS;
-}
-
-int bf_parmparse_check_token(const char *token) {
-  pp_split_token t;
-  BF_CALL(pp_split(token, &t));
-  pp_split_free(&t);
-  return BF_SUCCESS;
-}
-
-int bf_parmparse_add_token(const char *token) {
-  pp_split_token t;
-  BF_CALL(pp_split(token, &t));
-  int ierr = bf_parmparse_add_typed(t.name, t.n, t.values, BF_PP_TEXT);
-  pp_split_free(&t);
-  return ierr;
 }
 
 /* ---- lookups --------------------------------------------------------------------- */
@@ -599,19 +630,34 @@ const char *bf_parmparse_name_at(int i) {
   return pp_table[i].name;
 }
 
+/* How pretty writes value v: bare when the tokenizer reads it back so, else in double quotes
+ * (values added are checked by pp_check_value; a value read from a file across lines in quotes or
+ * parentheses is written as it was read). */
+static bool pp_pretty_quoted(const char *v) { return !pp_bare_ok(v) && !strchr(v, '"'); }
+
 int bf_parmparse_pretty(char **text) {
   BF_CHECK(text != NULL, BF_ERROR_VALUE, "text must not be NULL");
   pp_sort();
   size_t len = 1;
   for (int i = 0; i < pp_size; ++i) {
     len += strlen(pp_table[i].name) + 4;
-    for (int k = 0; k < pp_table[i].nvalues; ++k) len += strlen(pp_table[i].values[k]) + 1;
+    for (int k = 0; k < pp_table[i].nvalues; ++k) len += strlen(pp_table[i].values[k]) + 3;
   }
   char *out = malloc(len), *p = out;
   BF_CHECK(out != NULL, BF_ERROR_MEMORY, "out of memory printing the parameter table");
   for (int i = 0; i < pp_size; ++i) {
-    p += sprintf(p, "%s =", pp_table[i].name);
-    for (int k = 0; k < pp_table[i].nvalues; ++k) p += sprintf(p, " %s", pp_table[i].values[k]);
+    size_t n = strlen(pp_table[i].name);
+    memcpy(p, pp_table[i].name, n), p += n;
+    memcpy(p, " =", 2), p += 2;
+    for (int k = 0; k < pp_table[i].nvalues; ++k) {
+      const char *v = pp_table[i].values[k];
+      bool q = pp_pretty_quoted(v);
+      size_t m = strlen(v);
+      *p++ = ' ';
+      if (q) *p++ = '"';
+      memcpy(p, v, m), p += m;
+      if (q) *p++ = '"';
+    }
     *p++ = '\n';
   }
   *p = '\0';

@@ -65,6 +65,10 @@ typedef struct {
 static const char *pp_refs[PP_MAX_REFS];
 static int pp_nrefs;
 static int pp_depth;
+/* Number of the outermost evaluation running: names evaluated inside it keep their value in their
+ * entry for it (pp_entry.memo_*), since the table cannot change during an evaluation. */
+static uint64_t pp_epoch;
+static int pp_running; /* evaluations running, nested in each other */
 
 static int pp_fail(pp_parser *ps, int code, const char *fmt, const char *arg) {
   if (ps->err) return ps->err;
@@ -184,12 +188,21 @@ static int pp_number(pp_parser *ps, pp_val *v) {
 
 /* ---- names of other parameters ------------------------------------------------ */
 static int pp_symbol(pp_parser *ps, const char *sym, pp_val *v) {
+  ++pp_work;
   for (int k = 0; k < pp_nrefs; ++k)
     if (!strcmp(pp_refs[k], sym)) return pp_fail(ps, BF_ERROR_VALUE, "recursive reference to %s", sym);
-  if (bf_parmparse_count(sym) < 0) return pp_fail(ps, BF_ERROR_VALUE, "unknown name %s", sym);
+  pp_entry *e = pp_entry_of(sym);
+  if (!e) return pp_fail(ps, BF_ERROR_VALUE, "unknown name %s", sym);
+  if (e->memo_epoch == pp_epoch && e->memo_int == ps->is_int) {
+    if (ps->is_int) v->i = e->memo_i;
+    else v->r = e->memo_r;
+    return 0;
+  }
   bool found = false;
   int ierr = ps->is_int ? bf_parmparse_query_int64(sym, 0, &found, &v->i) : bf_parmparse_query_real(sym, 0, &found, &v->r);
   if (ierr) return ps->err = ierr; /* the inner message names the inner parameter */
+  e = pp_entry_of(sym); /* the same entry: reads do not change the table */
+  if (e) e->memo_epoch = pp_epoch, e->memo_int = ps->is_int, e->memo_i = v->i, e->memo_r = v->r;
   return 0;
 }
 
@@ -480,6 +493,7 @@ static int pp_eval(const char *expr, const char *name, bool is_int, pp_val *v) {
              "parameter %.200s: more than %d parameters refer to each other in a chain", name, PP_MAX_REFS);
     pp_refs[pp_nrefs++] = name;
   }
+  if (pp_running++ == 0) ++pp_epoch; /* an outermost evaluation: the memos of earlier ones are stale */
   pp_parser ps = {expr, expr, name, is_int, 0, 0};
   int ierr = pp_expr(&ps, v);
   if (!ierr) {
@@ -491,6 +505,7 @@ static int pp_eval(const char *expr, const char *name, bool is_int, pp_val *v) {
                      t);
     }
   }
+  --pp_running;
   if (name) --pp_nrefs;
   return ierr;
 }

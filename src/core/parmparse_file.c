@@ -59,7 +59,7 @@ static int pp_syntax(const pp_lexer *lx, int line, const char *fmt, const char *
 
 /* ---- checks and preprocessing ------------------------------------------------- */
 /* Offset of the first byte that is not valid UTF-8, or -1. */
-static long pp_utf8_bad(const unsigned char *s, size_t n) {
+long pp_utf8_bad(const unsigned char *s, size_t n) {
   size_t i = 0;
   while (i < n) {
     unsigned c = s[i];
@@ -85,16 +85,17 @@ static long pp_utf8_bad(const unsigned char *s, size_t n) {
 static int pp_line_of(const char *s, size_t off) {
   int line = 1;
   for (size_t i = 0; i < off; ++i) line += s[i] == '\n';
+  pp_work += (int64_t)off;
   return line;
 }
 
 /* A `#if AMREX_SPACEDIM op N` line (AMReX's regexes): kind 1 if, 2 elif,
  * 3 else, 4 endif, 0 another line. */
 static int pp_directive(const char *s, const char *e, int dim, bool *truth) {
-  while (s < e && isspace((unsigned char)*s)) ++s;
+  while (s < e && pp_isspace(*s)) ++s;
   if (s == e || *s != '#') return 0;
   ++s;
-  while (s < e && isspace((unsigned char)*s)) ++s;
+  while (s < e && pp_isspace(*s)) ++s;
   int kind;
   if ((size_t)(e - s) >= 5 && !strncmp(s, "endif", 5)) kind = 4, s += 5;
   else if ((size_t)(e - s) >= 4 && !strncmp(s, "else", 4)) kind = 3, s += 4;
@@ -102,28 +103,28 @@ static int pp_directive(const char *s, const char *e, int dim, bool *truth) {
   else if ((size_t)(e - s) >= 2 && !strncmp(s, "if", 2)) kind = 1, s += 2;
   else return 0;
   if (kind >= 3) {
-    while (s < e && isspace((unsigned char)*s)) ++s;
+    while (s < e && pp_isspace(*s)) ++s;
     return s == e ? kind : 0;
   }
-  if (s == e || !isspace((unsigned char)*s)) return 0;
-  while (s < e && isspace((unsigned char)*s)) ++s;
+  if (s == e || !pp_isspace(*s)) return 0;
+  while (s < e && pp_isspace(*s)) ++s;
   bool paren = s < e && *s == '(';
   if (paren) ++s;
-  while (s < e && isspace((unsigned char)*s)) ++s;
+  while (s < e && pp_isspace(*s)) ++s;
   if ((size_t)(e - s) < 14 || strncmp(s, "AMREX_SPACEDIM", 14)) return 0;
   s += 14;
-  while (s < e && isspace((unsigned char)*s)) ++s;
+  while (s < e && pp_isspace(*s)) ++s;
   char op[3] = {0, 0, 0};
   if (s + 1 < e && (s[1] == '=') && (*s == '=' || *s == '<' || *s == '>')) op[0] = s[0], op[1] = '=', s += 2;
   else if (s < e && (*s == '<' || *s == '>')) op[0] = *s++;
   else return 0;
   if (!strcmp(op, "=") ) return 0;
-  while (s < e && isspace((unsigned char)*s)) ++s;
+  while (s < e && pp_isspace(*s)) ++s;
   if (s == e || *s < '1' || *s > '3') return 0;
   int n = *s++ - '0';
-  while (s < e && isspace((unsigned char)*s)) ++s;
+  while (s < e && pp_isspace(*s)) ++s;
   if (paren && s < e && *s == ')') ++s;
-  while (s < e && isspace((unsigned char)*s)) ++s;
+  while (s < e && pp_isspace(*s)) ++s;
   if (s != e) return 0;
   *truth = !strcmp(op, "<") ? dim < n : !strcmp(op, ">") ? dim > n : !strcmp(op, "==") ? dim == n
          : !strcmp(op, "<=") ? dim <= n : dim >= n;
@@ -137,12 +138,16 @@ static int pp_preprocess(const pp_lexer *lx, char *text) {
   bool valid[MAXNEST], has_true[MAXNEST];
   int nest = 0, line = 1, if_line = 0;
   bool namelist = false;
+  char *end = text + strlen(text);
   for (char *s = text; *s; ++line) {
-    char *e = strchr(s, '\n');
-    char *next = e ? e + 1 : s + strlen(s);
+    /* the '#' of a directive is looked for on this line only: strchr(s, '#') searched the rest
+     * of the text on every line, which made a file without '#' quadratic in its lines */
+    char *e = memchr(s, '\n', (size_t)(end - s));
+    char *next = e ? e + 1 : end;
     if (!e) e = next;
+    pp_work += next - s;
     bool truth = false, blank = false;
-    int kind = strchr(s, '#') && strchr(s, '#') < e ? pp_directive(s, e, lx->dim, &truth) : 0;
+    int kind = memchr(s, '#', (size_t)(e - s)) ? pp_directive(s, e, lx->dim, &truth) : 0;
     if (kind) {
       if (kind == 1) {
         if (lx->dim == 0)
@@ -167,7 +172,7 @@ static int pp_preprocess(const pp_lexer *lx, char *text) {
       for (int k = 0; k < nest && !blank; ++k) blank = !valid[k];
       if (!blank) {
         const char *r = s;
-        while (r < e && isspace((unsigned char)*r)) ++r;
+        while (r < e && pp_isspace(*r)) ++r;
         if (namelist) {
           blank = true;
           if (r < e && *r == '/') namelist = false;
@@ -205,9 +210,12 @@ static int pp_eat_garbage(pp_lexer *lx) {
   for (;;) {
     char c = *lx->p;
     int k;
+    ++pp_work;
     if (c == '#') {
+      const char *s = lx->p;
       while (*lx->p && *lx->p != '\n') ++lx->p;
-    } else if (c && isspace((unsigned char)c)) {
+      pp_work += lx->p - s;
+    } else if (c && pp_isspace(c)) {
       if (c == '\n') ++linefeeds, ++lx->line;
       ++lx->p;
     } else if ((k = pp_continuation(lx->p))) {
@@ -217,10 +225,6 @@ static int pp_eat_garbage(pp_lexer *lx) {
       return linefeeds;
     }
   }
-}
-
-static bool pp_name_char(char c) {
-  return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '[' || c == ']' || c == '+' || c == '-';
 }
 
 static int pp_next_token(pp_lexer *lx, pp_token *t) {
@@ -255,13 +259,14 @@ static int pp_next_token(pp_lexer *lx, pp_token *t) {
     e = s;
     t->kind = T_VALUE;
   } else {
-    t->kind = isalpha((unsigned char)*s) ? T_NAME : T_VALUE;
-    while (*s && !isspace((unsigned char)*s) && *s != '=' && !pp_continuation(s)) {
+    t->kind = pp_isalpha(*s) ? T_NAME : T_VALUE;
+    while (*s && !pp_isspace(*s) && *s != '=' && !pp_continuation(s)) {
       if (!pp_name_char(*s)) t->kind = T_VALUE;
       ++s;
     }
     e = s;
   }
+  pp_work += s - lx->p;
   lx->p = s;
   t->text = pp_strndup(b, (size_t)(e - b));
   BF_CHECK(t->text != NULL, BF_ERROR_MEMORY, "out of memory reading %.300s", lx->src->origin);
@@ -419,6 +424,7 @@ static int pp_parse(pp_lexer *lx) {
 /* Check, preprocess and parse `text` (modified in place) from `src`. */
 static int pp_parse_text(char *text, size_t len, const pp_source *src, int dim, pp_list *out) {
   pp_lexer lx = {text, 1, src, dim, out};
+  pp_work += 2 * (int64_t)len;
   const char *nul = memchr(text, '\0', len);
   if (nul) return pp_syntax(&lx, pp_line_of(text, (size_t)(nul - text)), "a NUL byte: not a text file%s%s", NULL, NULL);
   long bad = pp_utf8_bad((const unsigned char *)text, len);
@@ -426,6 +432,11 @@ static int pp_parse_text(char *text, size_t len, const pp_source *src, int dim, 
   BF_CALL(pp_preprocess(&lx, text));
   return pp_parse(&lx);
 }
+
+/* Files read by one addfile / add_text / token (reset there), includes counted each time: bounds
+ * the fan-out of a file that includes another twice, which includes another twice, ... (2^depth
+ * files otherwise). */
+static long pp_files_read;
 
 static int pp_read_file(const char *path, const char *display, const pp_source *parent, int dim, pp_list *out,
                         const pp_lexer *includer, int include_line) {
@@ -435,11 +446,7 @@ static int pp_read_file(const char *path, const char *display, const pp_source *
   int depth = parent ? parent->depth + 1 : 0;
   BF_CHECK(depth <= PP_MAX_INCLUDE_DEPTH, BF_ERROR_VALUE, "%sFILE includes nested more than %d deep", where,
            PP_MAX_INCLUDE_DEPTH);
-  /* files read by one addfile, includes counted each time: bounds the fan-out of a file that includes
-   * another twice, which includes another twice, ... (2^depth files otherwise) */
-  static long files_read;
-  if (!parent) files_read = 0;
-  BF_CHECK(++files_read <= PP_MAX_FILES_READ, BF_ERROR_VALUE,
+  BF_CHECK(++pp_files_read <= PP_MAX_FILES_READ, BF_ERROR_VALUE,
            "%smore than %d inputs files read by one addfile (FILE includes repeat)", where, (int)PP_MAX_FILES_READ);
   FILE *f = bf_fopen_rb(path);
   BF_CHECK(f != NULL, BF_ERROR_IO, "%scannot read inputs file %.300s: %s", where, path, strerror(errno));
@@ -482,7 +489,9 @@ static int pp_read_file(const char *path, const char *display, const pp_source *
   return ierr;
 }
 
+/* Put the definitions into the table, all or (on an error, before or here) none. */
 static int pp_commit(pp_list *l, int ierr) {
+  if (!ierr) ierr = pp_table_reserve(l->n); /* then no put of a new name can fail */
   for (int i = 0; !ierr && i < l->n; ++i) ierr = pp_table_put(&l->items[i]);
   pp_list_free(l);
   return ierr;
@@ -492,6 +501,7 @@ int bf_parmparse_add_file(const char *path, int dim) {
   BF_CHECK(dim >= 0 && dim <= BF_SPACEDIM_MAX, BF_ERROR_VALUE, "dimension must be 0 to 3, got %d", dim);
   BF_CHECK(path != NULL, BF_ERROR_VALUE, "path must not be NULL");
   pp_list l = {NULL, 0, 0};
+  pp_files_read = 0;
   return pp_commit(&l, pp_read_file(path, path, NULL, dim, &l, NULL, 0));
 }
 
@@ -503,7 +513,43 @@ int bf_parmparse_add_text(const char *text, const char *origin, int dim) {
   BF_CHECK(copy != NULL, BF_ERROR_MEMORY, "out of memory parsing parameters");
   pp_source src = {origin ? origin : "<text>", NULL, NULL, 0};
   pp_list l = {NULL, 0, 0};
+  pp_files_read = 0;
   int ierr = pp_parse_text(copy, n, &src, dim, &l);
   free(copy);
   return pp_commit(&l, ierr);
+}
+
+/* ---- "key=value" tokens (bf_runtime_initialize) ----------------------------------
+ * Read as AMReX reads its command line (the arguments joined and read as an inputs text): quotes,
+ * parentheses and comments as in a file. */
+static int pp_parse_token(const char *token, pp_list *l) {
+  BF_CHECK(token != NULL, BF_ERROR_VALUE, "parameter token is NULL");
+  const char *eq = strchr(token, '=');
+  BF_CHECK(eq != NULL, BF_ERROR_VALUE, "expected \"key=value\", got \"%.200s\"", token);
+  const char *k = token;
+  while (k < eq && pp_isspace(*k)) ++k;
+  BF_CHECK(k < eq, BF_ERROR_VALUE, "empty key in \"%.200s\"", token);
+  const char *v = eq + 1;
+  while (*v && pp_isspace(*v)) ++v;
+  BF_CHECK(*v, BF_ERROR_VALUE, "no value given in \"%.200s\"", token);
+  size_t n = strlen(token);
+  char *copy = pp_strndup(token, n);
+  BF_CHECK(copy != NULL, BF_ERROR_MEMORY, "out of memory parsing \"%.200s\"", token);
+  pp_source src = {"<initialize>", NULL, NULL, 0};
+  pp_files_read = 0;
+  int ierr = pp_parse_text(copy, n, &src, 0, l);
+  free(copy);
+  return ierr;
+}
+
+int bf_parmparse_check_token(const char *token) {
+  pp_list l = {NULL, 0, 0};
+  int ierr = pp_parse_token(token, &l);
+  pp_list_free(&l);
+  return ierr;
+}
+
+int bf_parmparse_add_token(const char *token) {
+  pp_list l = {NULL, 0, 0};
+  return pp_commit(&l, pp_parse_token(token, &l));
 }

@@ -296,7 +296,7 @@ static void test_pretty(void) {
   BFT_OK(bf_parmparse_add_text("z = 1 2\na.b = \"x y\"\n", "p", 3));
   char *text = NULL;
   BFT_OK(bf_parmparse_pretty(&text));
-  BFT_CHECK(text && !strcmp(text, "a.b = x y\nz = 1 2\n"));
+  BFT_CHECK(text && !strcmp(text, "a.b = \"x y\"\nz = 1 2\n")); /* quoted: it reads back as one value */
   free(text);
   BFT_CHECK(!strcmp(bf_parmparse_name_at(0), "a.b") && bf_parmparse_name_at(2) == NULL);
   bf_parmparse_clear();
@@ -359,6 +359,284 @@ static void test_many_keys(void) {
   BFT_CHECK(bf_parmparse_count("many.again") == -1 && bf_parmparse_size() == 0);
 }
 
+/* ---- what the store takes: only what an inputs file can hold (issue 21) ---------------------- */
+static void test_unreadable_names_and_values_are_refused(void) {
+  bf_parmparse_clear();
+  BFT_OK(bf_parmparse_add_text("keep = 1\n", "p", 3));
+  const char *one[] = {"1"};
+  static const char *const bad_names[] = {"a b", "a=b", "=", "", "a\tb", "#a", "a#b", "\"a\"", "a\"", "1a", ".a",
+                                          "_a", "a/b", "a,b", "a\\b", "FILE", "\xc3\xa9t\xc3\xa9", "a\xff", "a(b)", "a*b",
+                                          " a", "a ", "a\r"};
+  for (size_t k = 0; k < sizeof bad_names / sizeof *bad_names; ++k) {
+    FAILS_WITH(bf_parmparse_add(bad_names[k], 1, one), BF_ERROR_VALUE, "");
+    int64_t i = 1;
+    FAILS_WITH(bf_parmparse_add_ints(bad_names[k], 1, &i), BF_ERROR_VALUE, "");
+  }
+  FAILS_WITH(bf_parmparse_add("a b", 1, one), BF_ERROR_VALUE, "could not be read back");
+  FAILS_WITH(bf_parmparse_add("FILE", 1, one), BF_ERROR_VALUE, "include");
+  FAILS_WITH(bf_parmparse_add(NULL, 1, one), BF_ERROR_VALUE, "empty");
+  /* names AMReX reads */
+  static const char *const good_names[] = {"a", "Z9", "a.b.c", "a_b", "a[0]", "a+b-c", "a..b", "a.", "FILE.x", "xFILE"};
+  for (size_t k = 0; k < sizeof good_names / sizeof *good_names; ++k) BFT_OK(bf_parmparse_add(good_names[k], 1, one));
+  int n = bf_parmparse_size();
+  /* values: a new line, not UTF-8, a '"' in a value that needs quotes, no values */
+  static const char *const bad_values[] = {"a\nb", "\n", "\xff", "\xc3", "\"x", "a\" b", "\"", "=\"", "#\"", "(\"", "x\"\\",
+                                           "\"\"", "(a\" b))"};
+  for (size_t k = 0; k < sizeof bad_values / sizeof *bad_values; ++k) {
+    const char *v[] = {"fine", bad_values[k]};
+    FAILS_WITH(bf_parmparse_add("keep", 2, v), BF_ERROR_VALUE, "value 1 of parameter keep");
+  }
+  FAILS_WITH(bf_parmparse_add("keep", 0, NULL), BF_ERROR_VALUE, "no values");
+  FAILS_WITH(bf_parmparse_add_reals("keep", 0, NULL), BF_ERROR_VALUE, "no values");
+  /* nothing changed */
+  BFT_CHECK(bf_parmparse_size() == n && bf_parmparse_count("keep") == 1 && geti("keep", 0) == 1);
+  /* tokens follow the same rules, and read as AMReX reads its command line */
+  FAILS_WITH(bf_parmparse_add_token("a b=1"), BF_ERROR_VALUE, "expected '='");
+  FAILS_WITH(bf_parmparse_add_token("=1"), BF_ERROR_VALUE, "empty key");
+  FAILS_WITH(bf_parmparse_add_token("a= "), BF_ERROR_VALUE, "no value");
+  FAILS_WITH(bf_parmparse_add_token("1a=1"), BF_ERROR_VALUE, "not a parameter name");
+  FAILS_WITH(bf_parmparse_add_token("a=\"x"), BF_ERROR_VALUE, "closing");
+  FAILS_WITH(bf_parmparse_add_token("a=\xe9t\xe9"), BF_ERROR_VALUE, "UTF-8");
+  FAILS_WITH(bf_parmparse_check_token("ok=1 2 3x=4"), BF_ERROR_VALUE, "not a parameter name");
+  BFT_CHECK(bf_parmparse_size() == n);
+  BFT_OK(bf_parmparse_check_token("tq=\"x y\""));
+  BFT_CHECK(bf_parmparse_count("tq") == -1); /* checked, not added */
+  BFT_OK(bf_parmparse_add_token("tq=\"x y\" z"));
+  BFT_CHECK(bf_parmparse_count("tq") == 2 && !strcmp(gets_("tq", 0), "x y") && !strcmp(gets_("tq", 1), "z"));
+  BFT_OK(bf_parmparse_add_token("tb=((0,0,0) (7,7,7))  tc = 3"));
+  BFT_CHECK(bf_parmparse_count("tb") == 1 && !strcmp(gets_("tb", 0), "((0,0,0) (7,7,7))") && geti("tc", 0) == 3);
+  const char *file = NULL;
+  int line = 0;
+  BFT_OK(bf_parmparse_origin("tc", &file, &line));
+  BFT_CHECK(file && !strcmp(file, "<initialize>") && line == 1);
+  /* values that need quotes are written in quotes */
+  bf_parmparse_clear();
+  const char *q[] = {"", "a b", "#x", "=", "a=b", "tr\\", "\t", "(a)b", "(a", "x\r"};
+  BFT_OK(bf_parmparse_add("q", (int)(sizeof q / sizeof *q), q));
+  const char *b[] = {"a\"b", "(a \"b\" c)", "x#y", "a\\b", "((0,0) (1,1))", "\xc3\xa9"};
+  BFT_OK(bf_parmparse_add("b", (int)(sizeof b / sizeof *b), b));
+  char *text = NULL;
+  BFT_OK(bf_parmparse_pretty(&text));
+  BFT_CHECK(text && !strcmp(text, "b = a\"b (a \"b\" c) x#y a\\b ((0,0) (1,1)) \xc3\xa9\n"
+                                   "q = \"\" \"a b\" \"#x\" \"=\" \"a=b\" \"tr\\\" \"\t\" \"(a)b\" \"(a\" \"x\r\"\n"));
+  bf_parmparse_clear();
+  BFT_OK(bf_parmparse_add_text(text, "pretty", 3));
+  for (int k = 0; k < (int)(sizeof q / sizeof *q); ++k) BFT_CHECK(!strcmp(gets_("q", k), q[k]));
+  for (int k = 0; k < (int)(sizeof b / sizeof *b); ++k) BFT_CHECK(!strcmp(gets_("b", k), b[k]));
+  BFT_CHECK(bf_parmparse_count("q") == (int)(sizeof q / sizeof *q) && bf_parmparse_count("b") == (int)(sizeof b / sizeof *b));
+  free(text);
+  bf_parmparse_clear();
+}
+
+/* Property: whatever bf_parmparse_add accepts, pretty -> add_text into an empty store gives back,
+ * byte for byte (names from an alphabet of the tokenizer's special bytes and any byte 1..255). */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void) {
+  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+  return rng_state;
+}
+static void rnd_text(char *buf, int max) {
+  static const char special[] = " \t\r\n\v\f=#\"()\\&/!,.[]+-_aZ09";
+  int n = (int)(rnd() % (uint64_t)(max + 1));
+  for (int i = 0; i < n; ++i) {
+    uint64_t r = rnd();
+    buf[i] = r % 3 ? special[(r >> 8) % (sizeof special - 1)] : (char)(1 + (r >> 16) % 255);
+  }
+  buf[n] = '\0';
+}
+
+static void test_pretty_round_trip_property(void) {
+  enum { TRIES = 20000, MAXV = 4 };
+  static char names[TRIES][12];
+  static char vals[TRIES][MAXV][16];
+  static int nv[TRIES];
+  static bool live[TRIES];
+  bf_parmparse_clear();
+  int accepted = 0, refused = 0, bad = 0;
+  for (int t = 0; t < TRIES; ++t) {
+    rnd_text(names[t], 6);
+    if (rnd() % 2) { /* more names that pass: a letter, then name characters */
+      static const char nc[] = "abcXYZ019_.[]+-";
+      int n = 1 + (int)(rnd() % 6);
+      for (int i = 0; i < n; ++i) names[t][i] = i ? nc[rnd() % (sizeof nc - 1)] : (char)('a' + rnd() % 26);
+      names[t][n] = '\0';
+    }
+    nv[t] = (int)(rnd() % (MAXV + 1));
+    const char *v[MAXV];
+    for (int k = 0; k < nv[t]; ++k) rnd_text(vals[t][k], 8), v[k] = vals[t][k];
+    int size = bf_parmparse_size();
+    if (bf_parmparse_add(names[t], nv[t], v) == BF_SUCCESS) {
+      ++accepted;
+      for (int u = 0; u < t; ++u) live[u] = live[u] && strcmp(names[u], names[t]) != 0;
+      live[t] = true;
+    } else {
+      ++refused;
+      bf_error_clear();
+      bad += bf_parmparse_size() != size;
+    }
+  }
+  BFT_CHECK(bad == 0 && accepted > 1000 && refused > 1000);
+  if (accepted <= 1000 || refused <= 1000) fprintf(stderr, "accepted %d, refused %d\n", accepted, refused);
+  char *text = NULL;
+  BFT_OK(bf_parmparse_pretty(&text));
+  int size = bf_parmparse_size();
+  bf_parmparse_clear();
+  BFT_OK(bf_parmparse_add_text(text, "pretty", 3));
+  BFT_CHECK(bf_parmparse_size() == size);
+  for (int t = 0; t < TRIES; ++t) {
+    if (!live[t]) continue;
+    bool same = bf_parmparse_count(names[t]) == nv[t];
+    for (int k = 0; same && k < nv[t]; ++k) {
+      const char *got = NULL;
+      same = bf_parmparse_get(names[t], k, &got) == BF_SUCCESS && !strcmp(got, vals[t][k]);
+    }
+    if (!same && bad++ < 5) fprintf(stderr, "round trip of \"%s\" changed it\n", names[t]);
+  }
+  BFT_CHECK(bad == 0);
+  char *again = NULL;
+  BFT_OK(bf_parmparse_pretty(&again));
+  BFT_CHECK(again && !strcmp(again, text)); /* a fixed point */
+  free(text), free(again);
+  bf_parmparse_clear();
+}
+
+/* Property: whatever add_text reads (random texts of the tokenizer's special bytes), pretty writes
+ * so that add_text into an empty store reads the same names and values, byte for byte. */
+static void test_read_text_round_trips_through_pretty(void) {
+  static const char *const parts[] = {"a", "b.c", " ", " ", "=", "=", "\n", "\r\n", "\\\n", "#", "\"", "(", ")", "\t",
+                                      "1", "x", "FILE", "&", "/", "\xc3\xa9", "\\", "a = 1\n", "b = \"q r\"\n"};
+  enum { TEXTS = 4000 };
+  char text[512];
+  int accepted = 0, bad = 0;
+  for (int t = 0; t < TEXTS; ++t) {
+    size_t n = 0;
+    int k = (int)(rnd() % 40);
+    for (int i = 0; i < k; ++i) {
+      const char *p = parts[rnd() % (sizeof parts / sizeof *parts)];
+      size_t m = strlen(p);
+      if (n + m >= sizeof text) break;
+      memcpy(text + n, p, m), n += m;
+    }
+    text[n] = '\0';
+    bf_parmparse_clear();
+    if (bf_parmparse_add_text(text, "rt", 3) != BF_SUCCESS) {
+      bf_error_clear();
+      bad += bf_parmparse_size() != 0; /* nothing of a text with an error */
+      continue;
+    }
+    ++accepted;
+    char *first = NULL, *second = NULL;
+    BFT_OK(bf_parmparse_pretty(&first));
+    bf_parmparse_clear();
+    if (bf_parmparse_add_text(first, "pretty", 3) != BF_SUCCESS) {
+      if (bad++ < 5) fprintf(stderr, "pretty of %s does not read back: %s\n", text, bf_error_message());
+      bf_error_clear();
+    } else {
+      BFT_OK(bf_parmparse_pretty(&second));
+      if (strcmp(first, second) && bad++ < 5) fprintf(stderr, "pretty of %s: %s then %s\n", text, first, second);
+    }
+    free(first), free(second);
+  }
+  BFT_CHECK(bad == 0 && accepted > 300);
+  bf_parmparse_clear();
+}
+
+/* ---- linear work (issue 21: addfile of 400k keys took 68 s) ------------------------------------
+ * Counted, not timed: bf_parmparse_work_count() adds the bytes the reader examines and the slots
+ * the index probes; 4 times the input must cost about 4 times the work. */
+static char *keys_text(int n, size_t *len) {
+  char *t = malloc((size_t)n * 32 + 1), *p = t;
+  for (int i = 0; i < n; ++i) p += sprintf(p, "lin.k%d = %d\n", i, i);
+  *len = (size_t)(p - t);
+  return t;
+}
+static char *continued_text(int n, size_t *len) {
+  char *t = malloc((size_t)n * 16 + 16), *p = t;
+  p += sprintf(p, "lin.c = 0");
+  for (int i = 1; i < n; ++i) p += sprintf(p, " \\\n %d", i);
+  *p++ = '\n', *p = '\0';
+  *len = (size_t)(p - t);
+  return t;
+}
+
+static double work_per_byte(char *(*make)(int, size_t *), int n, bool as_file) {
+  size_t len = 0;
+  char *text = make(n, &len);
+  bf_parmparse_clear();
+  int64_t w0 = bf_parmparse_work_count();
+  if (as_file) {
+    write_file("lin", text, len);
+    BFT_OK(bf_parmparse_add_file(path_of("lin"), 3));
+  } else {
+    BFT_OK(bf_parmparse_add_text(text, "lin", 3));
+  }
+  int64_t w = bf_parmparse_work_count() - w0;
+  free(text);
+  return (double)w / (double)len;
+}
+
+static void test_addfile_work_is_linear(void) {
+  double a = work_per_byte(keys_text, 25000, true), b = work_per_byte(keys_text, 100000, true);
+  BFT_CHECK(b < 1.25 * a + 1);
+  BFT_CHECK(geti("lin.k99999", 0) == 99999 && bf_parmparse_size() == 100000);
+  double c = work_per_byte(continued_text, 25000, false), d = work_per_byte(continued_text, 100000, false);
+  BFT_CHECK(d < 1.25 * c + 1);
+  BFT_CHECK(bf_parmparse_count("lin.c") == 100000 && geti("lin.c", 99999) == 99999);
+  if (b >= 1.25 * a + 1 || d >= 1.25 * c + 1) fprintf(stderr, "work per byte: keys %g -> %g, continued %g -> %g\n", a, b, c, d);
+  bf_parmparse_clear();
+}
+
+/* Removing and adding names at a size just under a power of two: the index was rebuilt (every
+ * slot) on every other call. */
+static void test_index_churn_is_linear(void) {
+  enum { N = 32767, OPS = 20000 };
+  bf_parmparse_clear();
+  char name[32];
+  int64_t v = 1;
+  for (int i = 0; i < N; ++i) {
+    snprintf(name, sizeof name, "churn.k%d", i);
+    BFT_OK(bf_parmparse_add_ints(name, 1, &v));
+  }
+  int64_t w0 = bf_parmparse_work_count();
+  for (int i = 0; i < OPS; ++i) {
+    snprintf(name, sizeof name, "churn.k%d", i);
+    BFT_CHECK(bf_parmparse_remove(name) == 1);
+    snprintf(name, sizeof name, "churn.n%d", i);
+    BFT_OK(bf_parmparse_add_ints(name, 1, &v));
+  }
+  double per_op = (double)(bf_parmparse_work_count() - w0) / (2.0 * OPS);
+  BFT_CHECK(per_op < 64);
+  if (per_op >= 64) fprintf(stderr, "index work per remove/add: %g\n", per_op);
+  BFT_CHECK(bf_parmparse_size() == N && bf_parmparse_count("churn.k0") == -1 && geti("churn.n19999", 0) == 1);
+  bf_parmparse_clear();
+}
+
+/* a_k = a_{k-1} + a_{k-1} + a_{k-1}: 3^30 evaluations of a_0 unless each name is evaluated once per
+ * query; and a later query sees a changed table. */
+static void test_expression_chains_are_evaluated_once(void) {
+  bf_parmparse_clear();
+  char name[16], expr[64];
+  BFT_OK(bf_parmparse_add_text("a0 = 1\n", "chain", 3));
+  for (int k = 1; k <= 30; ++k) {
+    snprintf(name, sizeof name, "a%d", k);
+    snprintf(expr, sizeof expr, "a%d+a%d-a%d", k - 1, k - 1, k - 1);
+    const char *v[] = {expr};
+    BFT_OK(bf_parmparse_add_typed(name, 1, v, BF_PP_TEXT));
+  }
+  int64_t w0 = bf_parmparse_work_count();
+  BFT_CHECK(geti("a30", 0) == 1 && getr("a30", 0) == 1.0);
+  BFT_CHECK(bf_parmparse_work_count() - w0 < 1000);
+  int64_t two = 2;
+  BFT_OK(bf_parmparse_add_ints("a0", 1, &two));
+  BFT_CHECK(geti("a30", 0) == 2 && getr("a30", 0) == 2.0 && geti("a1", 0) == 2);
+  BFT_OK(bf_parmparse_add_text("a15 = 7\n", "chain", 3));
+  BFT_CHECK(geti("a30", 0) == 7 && geti("a14", 0) == 2);
+  /* the same name read as an int and as a real in one expression: each its own value */
+  BFT_OK(bf_parmparse_add_text("h = 7/2\nm = h*2\n", "chain", 3));
+  BFT_CHECK(geti("m", 0) == 6 && getr("m", 0) == 7.0);
+  bf_parmparse_clear();
+}
+
 int main(void) {
   strcpy(tmpdir, "/tmp/bf_pp_XXXXXX");
   if (!mkdtemp(tmpdir)) return 2;
@@ -372,6 +650,12 @@ int main(void) {
   BFT_RUN(test_initialize_reads_inputs_file_first);
   BFT_RUN(test_pretty);
   BFT_RUN(test_many_keys);
+  BFT_RUN(test_unreadable_names_and_values_are_refused);
+  BFT_RUN(test_pretty_round_trip_property);
+  BFT_RUN(test_read_text_round_trips_through_pretty);
+  BFT_RUN(test_addfile_work_is_linear);
+  BFT_RUN(test_index_churn_is_linear);
+  BFT_RUN(test_expression_chains_are_evaluated_once);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
   if (system(cmd) != 0) return 2;
