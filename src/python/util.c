@@ -107,6 +107,16 @@ int bfpy_to_int64(PyObject *o, int64_t *out, const char *what) {
     PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(o)->tp_name);
     return -1;
   }
+  if (!PyLong_Check(o) && PySequence_Check(o)) { /* a NumPy array has __index__ too */
+    Py_ssize_t len = PySequence_Size(o);
+    if (len >= 0) {
+      PyErr_Format(PyExc_TypeError, "%s must be an int, not a %.100s of %zd item%s", what, Py_TYPE(o)->tp_name, len,
+                   len == 1 ? "" : "s");
+      return -1;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+    PyErr_Clear(); /* no length (a 0-d array): read as a number below */
+  }
   PyObject *idx = PyNumber_Index(o);
   if (!idx) return -1;
   int overflow = 0;
