@@ -833,10 +833,10 @@ static PyMethodDef box_methods[] = {
      "high face in dir (CELL in dir); a new Box."},
     {"bdry_lo", FAST(box_bdry_lo), FASTKW,
      "bdry_lo(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's bdryLo: len nodes ending at the low "
-     "face in dir (NODE in dir); a new Box."},
+     "face in dir (NODE in dir); a new Box; len >= 1 (ValueError otherwise)."},
     {"bdry_hi", FAST(box_bdry_hi), FASTKW,
      "bdry_hi(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's bdryHi: len nodes starting at the high "
-     "face in dir (NODE in dir); a new Box."},
+     "face in dir (NODE in dir); a new Box; len >= 1 (ValueError otherwise)."},
     {"lbound", FAST(box_m_lbound), FASTKW, "lbound(other: Box, /) -> Dim3: small end of other (self ignored)."},
     {"ubound", FAST(box_m_ubound), FASTKW, "ubound(other: Box, /) -> Dim3: big end of other (self ignored)."},
     {"begin", FAST(box_m_begin), FASTKW, "begin(box: Box) -> Dim3: small end of box (self ignored)."},
