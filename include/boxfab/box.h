@@ -185,8 +185,8 @@ BF_EXPORT int bf_box_adj_cell(const bf_box *b, int d, int len, bool high, bf_box
 
 /** AMReX's bdryLo / bdryHi(b, dir, len): `len` nodes at the low / high face
  *  of b in direction d, nodal in d.  Low: small - len + 1 .. small; high:
- *  starting at big + 1 - (1 if nodal in d).  len <= 0 gives an empty box, as
- *  in AMReX. */
+ *  starting at big + 1 - (1 if nodal in d).  len >= 1, BF_ERROR_VALUE
+ *  otherwise (AMReX makes an empty box of len <= 0; adjCellLo/Hi assert). */
 BF_EXPORT int bf_box_bdry(const bf_box *b, int d, int len, bool high, bf_box *out);
 
 #ifdef __cplusplus

@@ -125,9 +125,10 @@ BF_EXPORT bool bf_boxarray_cell_equal(const bf_boxarray *a, const bf_boxarray *b
 
 /** *result = every box can be coarsened by `ratio` exactly (coarsen then
  *  refine gives it back) and each length is >= ratio[d] * min_width[d]
- *  (AMReX's Box::coarsenable; min_width may be any int, as in AMReX).  An
- *  empty array is not coarsenable.  ratio[d] >= 1 (dim ints),
- *  BF_ERROR_VALUE otherwise. */
+ *  (AMReX's Box::coarsenable).  An empty array is not coarsenable.
+ *  ratio[d] >= 1 and min_width[d] >= 0 (dim ints each; 0 = no minimum),
+ *  BF_ERROR_VALUE otherwise (AMReX takes a negative min_width, which every
+ *  box satisfies). */
 BF_EXPORT int bf_boxarray_coarsenable(const bf_boxarray *ba, const int *ratio, const int *min_width, bool *result);
 
 /* ---- changing (copy on write, see above) ---------------------------------------- */

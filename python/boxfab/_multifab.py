@@ -25,7 +25,9 @@ asserts or would return wrong data:
   real part or a fractional k raises IndexError); a negative int ``i`` means
   ``i + (hi - lo) + 1``; slice stops are exclusive; steps other than 1 raise
   ValueError (pyAMReX ignores them); spatial slices may reach past the ghost
-  cells (as pyAMReX: such cells read as 0 and are not written); component
+  cells (as pyAMReX: such cells read as 0 and are not written), but a
+  non-empty spatial slice wholly outside the ghost-extended range raises
+  IndexError (pyAMReX reads ``np.zeros(0)`` and writes nothing); component
   slices outside ``[0, n_comp]`` raise IndexError;
 * ``()`` as an axis entry selects the valid and ghost range of that axis
   (any other tuple raises IndexError);
@@ -275,10 +277,15 @@ class _Selection:
                 raise ValueError(f"MultiFab global index: slice steps other than 1 are not supported, got {e.step!r}")
             a = lo if e.start is None else _position(e.start, lo, hi)
             b = hi + 1 if e.stop is None else _position(e.stop, lo, hi)
-            # spatial slices may reach past the ghost cells (cells without data read as 0);
-            # a component outside [0, n_comp) does not exist
+            # spatial slices may reach past the ghost cells (cells without data read as 0),
+            # but not lie wholly outside them: such a selection names no cell at all (pyAMReX
+            # returns np.zeros(0) and writes nothing, without a word); a component outside
+            # [0, n_comp) does not exist
             if comp and not (0 <= a <= ghi + 1 and 0 <= b <= ghi + 1):
                 raise IndexError(f"Component slice {e.start!r}:{e.stop!r} reaches outside [0, {ghi + 1}]")
+            if not comp and a < b and (b <= glo or a > ghi):
+                raise IndexError(f"Index out of range: slice {e.start!r}:{e.stop!r} selects cells {a}..{b - 1}, "
+                                 f"all outside {glo}..{ghi}")
             return a, b
         p = _position(e, lo, hi)
         if not glo <= p <= ghi:

@@ -372,6 +372,9 @@ int bf_box_adj_cell(const bf_box *b, int d, int len, bool high, bf_box *out) {
 
 int bf_box_bdry(const bf_box *b, int d, int len, bool high, bf_box *out) {
   BF_CHECK(d >= 0 && d < b->dim, BF_ERROR_INDEX, "direction %d out of range for dimension %d", d, b->dim);
+  /* AMReX's bdryLo/Hi do not check (adjCellLo/Hi assert len > 0): a len < 1
+   * gave an empty box (lo > hi) without a word */
+  BF_CHECK(len > 0, BF_ERROR_VALUE, "boundary nodes: len must be positive, got %d", len);
   if (!high) return side_piece(b, d, (int64_t)b->lo[d] - len + 1, b->lo[d], 1u, out);
   int64_t bg = (int64_t)b->hi[d] + 1 - ((b->type >> d) & 1u);
   return side_piece(b, d, bg, bg + len - 1, 1u, out);

@@ -218,6 +218,11 @@ static bool box_coarsenable(const bf_box *b, const int *ratio, const int *min_wi
 
 int bf_boxarray_coarsenable(const bf_boxarray *ba, const int *ratio, const int *min_width, bool *result) {
   BF_CALL(check_positive(ba, ratio, "coarsening ratio"));
+  /* a width is never negative: AMReX's size >= ratio * min_width would hold
+   * for any box and answer a question nobody asked */
+  for (int d = 0; d < ba->dim; ++d)
+    BF_CHECK(min_width[d] >= 0, BF_ERROR_VALUE, "coarsenable: min_width must be >= 0, got %d in direction %d",
+             min_width[d], d);
   bool ok = ba->n > 0;
   for (int64_t i = 0; i < ba->n && ok; ++i)
     ok = box_coarsenable(&ba->boxes[i], ratio, min_width);

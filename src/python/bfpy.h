@@ -236,9 +236,20 @@ void bfpy_box_text(const bf_box *b, char *buf, size_t size);
 /* C values from Python objects of dimension `dim`.  `what` names the argument
  * in messages.  IntVect: flags say what else is accepted. */
 enum {
-  BFPY_IV_SEQUENCE = 1, /* a list/tuple of dim ints */
-  BFPY_IV_SCALAR = 2    /* a single int meaning all components */
+  BFPY_IV_SEQUENCE = 1, /* any sequence of dim ints but text: list, tuple, range, 1-d NumPy array...
+                           (items: int, bool or __index__ such as np.int64; never a float) */
+  BFPY_IV_SCALAR = 2    /* a single int meaning all components (np.int64 and 0-d integer arrays too) */
 };
+/* What an int- (or, with `real`, float-) or IntVect-like argument is, to pick
+ * an overload before reading it: BFPY_ARG_INTVECT (an IntVect of any
+ * dimension), BFPY_ARG_SCALAR (a number: int, bool, __index__ (np.int64) or,
+ * with `real`, float / __float__ (np.float32), and a NumPy array without
+ * length, i.e. 0-d), BFPY_ARG_SEQUENCE (any other sequence but str / bytes /
+ * bytearray: list, tuple, range, 1-d or deeper arrays, ...), BFPY_ARG_OTHER;
+ * -1 with an exception when asking a number-and-sequence for its length raised
+ * anything but TypeError. */
+enum { BFPY_ARG_OTHER = 0, BFPY_ARG_INTVECT, BFPY_ARG_SCALAR, BFPY_ARG_SEQUENCE };
+int bfpy_arg_kind(PyObject *o, bool real);
 int bfpy_as_intvect(PyObject *o, int dim, int flags, bf_intvect *out, const char *what);
 int bfpy_as_box(PyObject *o, int dim, bf_box *out, const char *what);
 int bfpy_as_indextype(PyObject *o, int dim, unsigned *out, const char *what);

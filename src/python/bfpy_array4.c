@@ -183,6 +183,13 @@ static void a4_dealloc(PyObject *self) {
 
 /* ---- indexing ------------------------------------------------------------------ */
 /* Parse a key into absolute (i, j, k, n). */
+static int a4_key_count_error(bfpy_array4_object *self, Py_ssize_t n) {
+  PyErr_Format(PyExc_IndexError,
+               "%s index takes 3 (i, j, k) or 4 (i, j, k, n) integers or an IntVect%dD, got %zd %s",
+               a4_name(self), self->dim, n, n == 1 ? "index" : "indices");
+  return -1;
+}
+
 static int a4_key(bfpy_array4_object *self, PyObject *key, int64_t idx[4]) {
   idx[0] = idx[1] = idx[2] = idx[3] = 0;
   if (bfpy_is(key, BFPY_T_INTVECT, -1)) {
@@ -191,26 +198,43 @@ static int a4_key(bfpy_array4_object *self, PyObject *key, int64_t idx[4]) {
     for (int d = 0; d < iv.dim; ++d) idx[d] = iv.v[d];
     return 0;
   }
-  if (PyTuple_Check(key) || PyList_Check(key)) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(key);
-    if (n != 3 && n != 4) {
-      PyErr_Format(PyExc_IndexError,
-                   "%s index takes 3 (i, j, k) or 4 (i, j, k, n) integers or an IntVect%dD, got %zd indices",
-                   a4_name(self), self->dim, n);
-      return -1;
+  int kind = PyTuple_Check(key) || PyList_Check(key) ? BFPY_ARG_SEQUENCE : bfpy_arg_kind(key, false);
+  if (kind < 0) return -1;
+  if (kind == BFPY_ARG_SEQUENCE) {
+    /* a tuple (a[i, j, k]), a list, or any other sequence of ints (a NumPy
+     * array, a range), read into a tuple first (at most 4 items + 1) */
+    PyObject *t;
+    if (PyTuple_Check(key) || PyList_Check(key)) {
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(key);
+      if (n != 3 && n != 4) return a4_key_count_error(self, n);
+      t = PySequence_Tuple(key);
+    } else {
+      Py_ssize_t n = PySequence_Size(key);
+      if (n < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+        PyErr_Clear(); /* no length: counted while reading */
+      } else if (n != 3 && n != 4) {
+        return a4_key_count_error(self, n);
+      }
+      t = bfpy_fast_sequence(key, 5, NULL, NULL, "Array4 index", "integers");
+    }
+    if (!t) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    if (n != 3 && n != 4) { /* a list or a sequence whose length changed while read */
+      Py_DECREF(t);
+      return a4_key_count_error(self, n);
     }
     static const char *const what[4] = {"Array4 index i", "Array4 index j", "Array4 index k",
                                         "Array4 component index n"};
     for (Py_ssize_t d = 0; d < n; ++d)
-      if (bfpy_to_int64(PySequence_Fast_ITEMS(key)[d], &idx[d], what[d]) < 0) return -1;
+      if (bfpy_to_int64(PyTuple_GET_ITEM(t, d), &idx[d], what[d]) < 0) {
+        Py_DECREF(t);
+        return -1;
+      }
+    Py_DECREF(t);
     return 0;
   }
-  if (bfpy_is_intlike(key)) {
-    PyErr_Format(PyExc_IndexError,
-                 "%s index takes 3 (i, j, k) or 4 (i, j, k, n) integers or an IntVect%dD, got 1 index",
-                 a4_name(self), self->dim);
-    return -1;
-  }
+  if (kind == BFPY_ARG_SCALAR) return a4_key_count_error(self, 1);
   PyErr_Format(PyExc_TypeError, "%s indices must be (i, j, k), (i, j, k, n) or an IntVect%dD, not %.100s",
                a4_name(self), self->dim, Py_TYPE(key)->tp_name);
   return -1;
@@ -376,6 +400,7 @@ static const char a4_contains_sigs[] = "(i: int, j: int, k: int, /), (iv: IntVec
 static PyObject *a4_contains(PyObject *self_o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   bfpy_array4_object *self = A4(self_o);
   int64_t p[3] = {0, 0, 0};
+  int kind;
   if (kwnames && PyTuple_GET_SIZE(kwnames))
     return bfpy_no_overload("contains", args, nargs, kwnames, a4_contains_sigs);
   if (nargs == 3) {
@@ -385,9 +410,9 @@ static PyObject *a4_contains(PyObject *self_o, PyObject *const *args, Py_ssize_t
   } else if (nargs == 1 && bfpy_is(args[0], BFPY_T_DIM3, 0)) {
     bfpy_dim3_object *d = (bfpy_dim3_object *)args[0];
     p[0] = d->x, p[1] = d->y, p[2] = d->z;
-  } else if (nargs == 1 && bfpy_is(args[0], BFPY_T_INTVECT, -1)) {
+  } else if (nargs == 1 && (kind = bfpy_arg_kind(args[0], false)) != BFPY_ARG_OTHER && kind != BFPY_ARG_SCALAR) {
     bf_intvect iv;
-    if (bfpy_as_intvect(args[0], self->dim, 0, &iv, "contains(iv)") < 0) return NULL;
+    if (kind < 0 || bfpy_as_intvect(args[0], self->dim, BFPY_IV_SEQUENCE, &iv, "contains(iv)") < 0) return NULL;
     for (int d = 0; d < iv.dim; ++d) p[d] = iv.v[d];
   } else {
     return bfpy_no_overload("contains", args, nargs, kwnames, a4_contains_sigs);

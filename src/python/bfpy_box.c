@@ -25,25 +25,35 @@
 
 static const char *const box_signatures =
     "Box(small: IntVect, big: IntVect), Box(small: IntVect, big: IntVect, typ: IntVect), "
-    "Box(small: IntVect, big: IntVect, t: IndexType); small and big may be lists/tuples of N ints";
+    "Box(small: IntVect, big: IntVect, t: IndexType); small and big may be sequences of N ints";
 
 /* ---- argument helpers ------------------------------------------------------------- */
 
-/* An IntVect of `dim` or a list/tuple of dim ints. */
+/* An IntVect of `dim` or a sequence of dim ints (list, tuple, range, NumPy array). */
 static int iv_arg(PyObject *o, int dim, bf_intvect *out, const char *what) {
   return bfpy_as_intvect(o, dim, BFPY_IV_SEQUENCE, out, what);
 }
 
-/* True for what iv_arg accepts (or an IntVect of another dim, which it rejects
- * with the dims message): used to pick an overload. */
-static bool looks_like_iv(PyObject *o) {
-  return bfpy_is(o, BFPY_T_INTVECT, -1) || PyList_Check(o) || PyTuple_Check(o);
+/* 1 for what iv_arg reads (or an IntVect of another dim, which it rejects
+ * with the dims message), 0 otherwise, -1 with an exception: picks an overload. */
+static int looks_like_iv(PyObject *o) {
+  int k = bfpy_arg_kind(o, false);
+  return k < 0 ? -1 : k == BFPY_ARG_INTVECT || k == BFPY_ARG_SEQUENCE;
 }
 
-/* An index type from an IndexType or a 0/1 IntVect (or list/tuple). */
+/* 1 for an int (np.int64 and 0-d integer arrays too, not a 1-d array), 0
+ * otherwise, -1 with an exception: picks an overload. */
+static int looks_like_int(PyObject *o) {
+  int k = bfpy_arg_kind(o, false);
+  return k < 0 ? -1 : k == BFPY_ARG_SCALAR;
+}
+
+/* An index type from an IndexType or a 0/1 IntVect (or a sequence of ints). */
 static int type_arg(PyObject *o, int dim, unsigned *type, const char *what) {
   if (bfpy_is(o, BFPY_T_INDEXTYPE, -1)) return bfpy_as_indextype(o, dim, type, what);
-  if (!looks_like_iv(o)) {
+  int like = looks_like_iv(o);
+  if (like < 0) return -1;
+  if (!like) {
     PyErr_Format(PyExc_TypeError, "%s must be an IndexType or an IntVect of 0 (CELL) / 1 (NODE), not %.100s", what,
                  Py_TYPE(o)->tp_name);
     return -1;
@@ -422,7 +432,7 @@ static PyObject *box_normalize(PyObject *self, PyObject *noargs) {
 static PyObject *box_shift(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *const names_dir[] = {"dir", "nzones", NULL};
   static const char *const names_iv[] = {"iv", NULL};
-  int dim = BOX(self)->dim;
+  int dim = BOX(self)->dim, like;
   PyObject *o[2];
   int r = TRY_BIND(names_dir, 2, o);
   if (r < 0) return NULL;
@@ -433,7 +443,8 @@ static PyObject *box_shift(PyObject *self, PyObject *const *args, Py_ssize_t nar
   }
   r = TRY_BIND(names_iv, 1, o);
   if (r < 0) return NULL;
-  if (r == 0 && looks_like_iv(o[0])) {
+  if (r == 0 && (like = looks_like_iv(o[0])) != 0) {
+    if (like < 0) return NULL;
     bf_intvect iv;
     if (iv_arg(o[0], dim, &iv, "Box.shift iv") < 0) return NULL;
     return self_or_raise(self, bf_box_shift_iv(BOX(self), iv.v));
@@ -455,23 +466,26 @@ static PyObject *box_grow(PyObject *self, PyObject *const *args, Py_ssize_t narg
   static const char *const names_iv[] = {"n_cells", NULL};
   static const char *const names_dir[] = {"idir", "n_cell", NULL};
   static const char *const names_d[] = {"d", "n_cell", NULL};
-  int dim = BOX(self)->dim, r;
+  int dim = BOX(self)->dim, r, like;
   PyObject *o[2];
   if ((r = TRY_BIND(names_n, 1, o)) < 0) return NULL;
-  if (r == 0 && bfpy_is_intlike(o[0])) {
+  if (r == 0 && (like = looks_like_int(o[0])) != 0) {
+    if (like < 0) return NULL;
     int n;
     if (bfpy_to_int(o[0], &n, "Box.grow n_cell") < 0) return NULL;
     bf_intvect iv = bf_intvect_splat(dim, n);
     return self_or_raise(self, bf_box_grow(BOX(self), iv.v));
   }
   if ((r = TRY_BIND(names_iv, 1, o)) < 0) return NULL;
-  if (r == 0 && looks_like_iv(o[0])) {
+  if (r == 0 && (like = looks_like_iv(o[0])) != 0) {
+    if (like < 0) return NULL;
     bf_intvect iv;
     if (iv_arg(o[0], dim, &iv, "Box.grow n_cells") < 0) return NULL;
     return self_or_raise(self, bf_box_grow(BOX(self), iv.v));
   }
   if ((r = TRY_BIND(names_dir, 2, o)) < 0) return NULL;
-  if (r == 0 && bfpy_is_intlike(o[0])) {
+  if (r == 0 && (like = looks_like_int(o[0])) != 0) {
+    if (like < 0) return NULL;
     int d, n;
     if (dir_arg(o[0], dim, &d, "Box.grow idir") < 0 || bfpy_to_int(o[1], &n, "Box.grow n_cell") < 0) return NULL;
     return self_or_raise(self, bf_box_grow_dir(BOX(self), d, n, n));
@@ -492,10 +506,11 @@ static PyObject *box_grow_end(PyObject *self, PyObject *const *args, Py_ssize_t 
   static const char *const names_dir[] = {"idir", "n_cell", NULL};
   static const char *const names_d[] = {"d", "n_cell", NULL};
   const char *func = high ? "Box.grow_high" : "Box.grow_low";
-  int dim = BOX(self)->dim, r;
+  int dim = BOX(self)->dim, r, like;
   PyObject *o[2];
   if ((r = TRY_BIND(names_dir, 1, o)) < 0) return NULL;
-  if (r == 0 && bfpy_is_intlike(o[0])) {
+  if (r == 0 && (like = looks_like_int(o[0])) != 0) {
+    if (like < 0) return NULL;
     int d, n = 1;
     if (dir_arg(o[0], dim, &d, high ? "Box.grow_high idir" : "Box.grow_low idir") < 0) return NULL;
     if (o[1] && bfpy_to_int(o[1], &n, high ? "Box.grow_high n_cell" : "Box.grow_low n_cell") < 0) return NULL;
@@ -523,10 +538,11 @@ static PyObject *box_change_type(PyObject *self, PyObject *const *args, Py_ssize
   static const char *const names_dir[] = {"dir", NULL};
   static const char *const names_d[] = {"d", NULL};
   const char *func = to_nodes ? "Box.surrounding_nodes" : "Box.enclosed_cells";
-  int dim = BOX(self)->dim, r, d = -1;
+  int dim = BOX(self)->dim, r, d = -1, like = 0;
   PyObject *o[1];
   if ((r = TRY_BIND(names_dir, 0, o)) < 0) return NULL;
-  if (r == 0 && (!o[0] || bfpy_is_intlike(o[0]))) {
+  if (r == 0 && (!o[0] || (like = looks_like_int(o[0])) != 0)) {
+    if (like < 0) return NULL;
     if (o[0] && dir_arg(o[0], dim, &d, to_nodes ? "Box.surrounding_nodes dir" : "Box.enclosed_cells dir") < 0)
       return NULL;
     return self_or_raise(self, to_nodes ? bf_box_surrounding_nodes(BOX(self), d) : bf_box_enclosed_cells(BOX(self), d));
@@ -817,10 +833,10 @@ static PyMethodDef box_methods[] = {
      "high face in dir (CELL in dir); a new Box."},
     {"bdry_lo", FAST(box_bdry_lo), FASTKW,
      "bdry_lo(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's bdryLo: len nodes ending at the low "
-     "face in dir (NODE in dir); a new Box."},
+     "face in dir (NODE in dir); a new Box; len >= 1 (ValueError otherwise)."},
     {"bdry_hi", FAST(box_bdry_hi), FASTKW,
      "bdry_hi(dir: int, len: int = 1) -> Box: boxfab extension, AMReX's bdryHi: len nodes starting at the high "
-     "face in dir (NODE in dir); a new Box."},
+     "face in dir (NODE in dir); a new Box; len >= 1 (ValueError otherwise)."},
     {"lbound", FAST(box_m_lbound), FASTKW, "lbound(other: Box, /) -> Dim3: small end of other (self ignored)."},
     {"ubound", FAST(box_m_ubound), FASTKW, "ubound(other: Box, /) -> Dim3: big end of other (self ignored)."},
     {"begin", FAST(box_m_begin), FASTKW, "begin(box: Box) -> Dim3: small end of box (self ignored)."},
@@ -831,8 +847,8 @@ static PyMethodDef box_methods[] = {
 
 static PyType_Slot box_slots[] = {
     {Py_tp_doc, "Box(small, big[, typ | t]): a rectangular region of the index space, both corners inclusive.\n"
-                "No default constructor. small/big: IntVect or list/tuple of N ints; typ: 0/1 IntVect; "
-                "t: IndexType."},
+                "No default constructor. small/big: IntVect or a sequence of N ints (list, tuple, range, NumPy array);\n"
+                "typ: 0/1 IntVect; t: IndexType."},
     {Py_tp_new, box_tp_new},
     {Py_tp_init, box_tp_init},
     {Py_tp_repr, box_repr},

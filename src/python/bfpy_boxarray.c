@@ -519,7 +519,7 @@ static PyMethodDef ba_methods[] = {
     BA_FAST("coarsenable", ba_coarsenable,
             "coarsenable(ratio: int/IntVect, min_width: int/IntVect = 1, /) -> bool: every box coarsens exactly "
             "by ratio and each side has >= ratio * min_width points (AMReX's Box::coarsenable).  An empty "
-            "BoxArray is not coarsenable (AMReX)."),
+            "BoxArray is not coarsenable (AMReX).  ratio >= 1, min_width >= 0 (ValueError otherwise)."),
     BA_FAST("enclosed_cells", ba_enclosed_cells,
             "enclosed_cells() / enclosed_cells(dir: int, /) -> BoxArray: in place, convert to CELL (all or one "
             "direction)."),

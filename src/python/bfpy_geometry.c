@@ -368,10 +368,11 @@ static PyObject *geom_position(PyObject *self, PyObject *const *args, Py_ssize_t
   PyObject *a[2];
   if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0) return NULL;
   const bf_geometry *g = geom_of(self);
-  int d, p;
-  if (bfpy_is(a[0], BFPY_T_INTVECT, -1)) {
+  int d, p, kind = bfpy_arg_kind(a[0], false);
+  if (kind < 0) return NULL;
+  if (kind == BFPY_ARG_INTVECT || kind == BFPY_ARG_SEQUENCE) {
     bf_intvect iv;
-    if (bfpy_as_intvect(a[0], g->dim, 0, &iv, what) < 0) return NULL;
+    if (bfpy_as_intvect(a[0], g->dim, BFPY_IV_SEQUENCE, &iv, what) < 0) return NULL;
     if (!a[1]) {
       if (!vector_form) {
         PyErr_Format(PyExc_TypeError, "%s(point: IntVect, dir: int) needs dir", what);

@@ -16,7 +16,8 @@ int bfpy_init_geometrydata(PyObject *m, int dim); /* GeometryData */
 int bfpy_geom_dir(PyObject *o, int dim, int *d, const char *what);
 
 /* True when `o` is a plain real scalar: int, float or an object with
- * __float__ / __index__ that is neither a sequence nor a str/bytes. */
+ * __float__ / __index__ that is not text nor a sequence with a length (a 0-d
+ * NumPy array is a scalar, a 1-d one is not). */
 bool bfpy_geom_is_real_scalar(PyObject *o);
 
 /* str of a double, Python repr style ("1.0", "0.1", "inf"). */

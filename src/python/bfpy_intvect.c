@@ -148,13 +148,11 @@ static PyType_Spec xdim3_spec = {
  * instance's iv.dim is its type's dimension (set in tp_new). */
 #define IV(o) (&((bfpy_intvect_object *)(o))->iv)
 
-/* An int that is not also a sequence (a NumPy array has __index__ too). */
-static bool iv_is_scalar(PyObject *o) {
-  return PyLong_Check(o) || (bfpy_is_intlike(o) && !PySequence_Check(o));
-}
-
-static bool iv_is_sequence(PyObject *o) {
-  return !PyUnicode_Check(o) && !PyBytes_Check(o) && !PyByteArray_Check(o) && PySequence_Check(o);
+/* 1 for an int that is not also a sized sequence (a NumPy array has __index__
+ * too; a 0-d one is an int, as for operator.index), 0 otherwise, -1 error. */
+static int iv_is_scalar(PyObject *o) {
+  int k = bfpy_arg_kind(o, false);
+  return k < 0 ? -1 : k == BFPY_ARG_SCALAR;
 }
 
 static PyObject *iv_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -179,6 +177,7 @@ static int iv_init(PyObject *self, PyObject *args, PyObject *kwds) {
   }
   Py_ssize_t n = PyTuple_GET_SIZE(args);
   bf_intvect r = bf_intvect_splat(dim, 0);
+  int kind;
   if (n == 1) {
     PyObject *a = PyTuple_GET_ITEM(args, 0);
     if (bfpy_is(a, BFPY_T_INTVECT, -1)) {
@@ -187,11 +186,13 @@ static int iv_init(PyObject *self, PyObject *args, PyObject *kwds) {
         return -1;
       }
       r = *IV(a);
-    } else if (PyLong_Check(a) || (bfpy_is_intlike(a) && !iv_is_sequence(a))) {
+    } else if ((kind = bfpy_arg_kind(a, false)) == BFPY_ARG_SCALAR) {
       if (bfpy_to_int(a, &r.v[0], name) < 0) return -1;
       r = bf_intvect_splat(dim, r.v[0]);
-    } else if (iv_is_sequence(a)) {
+    } else if (kind == BFPY_ARG_SEQUENCE) {
       if (bfpy_to_int_array(a, dim, r.v, name) < 0) return -1;
+    } else if (kind < 0) {
+      return -1;
     } else {
       PyErr_Format(PyExc_TypeError, "%s() argument must be an int or a sequence of %d ints, not %.100s", name, dim,
                    Py_TYPE(a)->tp_name);
@@ -299,7 +300,9 @@ static PyObject *iv_richcompare(PyObject *a, PyObject *b, int op) {
     int c = bf_intvect_compare(p, q);
     Py_RETURN_RICHCOMPARE(c, 0, op);
   }
-  if ((op == Py_EQ || op == Py_NE) && iv_is_scalar(b)) {
+  int scalar = op == Py_EQ || op == Py_NE ? iv_is_scalar(b) : 0;
+  if (scalar < 0) return NULL;
+  if (scalar) {
     int v;
     if (bfpy_to_int(b, &v, "IntVect comparison value") < 0) {
       /* an int outside C int equals no component */
@@ -318,9 +321,9 @@ static PyObject *iv_richcompare(PyObject *a, PyObject *b, int op) {
 /* The right operand of an operator: an IntVect of a's dim or an int.
  * Returns 1 when b is neither (NotImplemented), -1 on error, 0 ok. */
 static int iv_operand(const bf_intvect *a, PyObject *b, bf_intvect *out) {
-  if (bfpy_is(b, BFPY_T_INTVECT, -1) || iv_is_scalar(b))
-    return bfpy_as_intvect(b, a->dim, BFPY_IV_SCALAR, out, "IntVect operand");
-  return 1;
+  int scalar = bfpy_is(b, BFPY_T_INTVECT, -1) ? 1 : iv_is_scalar(b);
+  if (scalar <= 0) return scalar < 0 ? -1 : 1;
+  return bfpy_as_intvect(b, a->dim, BFPY_IV_SCALAR, out, "IntVect operand");
 }
 
 /* a <op> b into *out; 1 = NotImplemented, -1 error, 0 ok. */
@@ -479,14 +482,18 @@ static int make_intvect_types(void) {
 }
 
 /* ---- module functions coarsen / refine ----------------------------------------- */
-/* A ratio for a Dim3: an IntVect of any dimension (missing components 1) or an int. */
+/* A ratio for a Dim3: an IntVect of any dimension (missing components 1) or an
+ * int.  Not a list: its length would say nothing about which components it
+ * means (an IntVect says it by its dimension). */
 static int dim3_ratio(PyObject *r, bf_intvect *out, const char *func) {
   if (bfpy_is(r, BFPY_T_INTVECT, -1)) {
     *out = bf_intvect_splat(3, 1);
     for (int d = 0; d < IV(r)->dim; ++d) out->v[d] = IV(r)->v[d];
     return 0;
   }
-  if (iv_is_scalar(r)) return bfpy_as_intvect(r, 3, BFPY_IV_SCALAR, out, func);
+  int scalar = iv_is_scalar(r);
+  if (scalar < 0) return -1;
+  if (scalar) return bfpy_as_intvect(r, 3, BFPY_IV_SCALAR, out, func);
   PyErr_Format(PyExc_TypeError, "%s: ratio must be an IntVect1D/2D/3D or an int, not %.100s", func,
                Py_TYPE(r)->tp_name);
   return -1;
@@ -508,9 +515,10 @@ static PyObject *mod_coarsen(PyObject *self, PyObject *const *args, Py_ssize_t n
     return PyErr_Occurred() ? NULL : bfpy_no_overload("coarsen", args, nargs, kwnames, sigs);
   if (bfpy_is(a[0], BFPY_T_INTVECT, -1)) {
     bf_intvect iv = *IV(a[0]), ratio;
-    if (!bfpy_is(a[1], BFPY_T_INTVECT, -1) && !iv_is_scalar(a[1]))
-      return bfpy_no_overload("coarsen", args, nargs, kwnames, sigs);
-    if (bfpy_as_intvect(a[1], iv.dim, BFPY_IV_SCALAR, &ratio, "coarsen ratio") < 0) return NULL;
+    int kind = bfpy_arg_kind(a[1], false);
+    if (kind < 0) return NULL;
+    if (kind == BFPY_ARG_OTHER) return bfpy_no_overload("coarsen", args, nargs, kwnames, sigs);
+    if (bfpy_as_intvect(a[1], iv.dim, BFPY_IV_SCALAR | BFPY_IV_SEQUENCE, &ratio, "coarsen ratio") < 0) return NULL;
     if (bfpy_check(bf_intvect_coarsen(&iv, &ratio)) < 0) return NULL;
     return bfpy_intvect_new(&iv);
   }

@@ -38,18 +38,25 @@ static bool is_mf_family(PyObject *o) {
   return bfpy_is(o, BFPY_T_MULTIFAB, -1) || bfpy_is(o, BFPY_T_IMULTIFAB, -1) || bfpy_is(o, BFPY_T_FABARRAYBASE, -1);
 }
 
-static bool type_ok(char code, PyObject *o) {
+/* 1 when o fits the type code, 0 when not, -1 with an exception. */
+static int type_ok(char code, PyObject *o) {
+  int kind;
   switch (code) {
   case 'f': return !PyUnicode_Check(o) && (PyFloat_Check(o) || bfpy_is_intlike(o) ||
                                            (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float));
-  case 'i': return bfpy_is_intlike(o);
-  case 'g': return bfpy_is_intlike(o) || bfpy_is(o, BFPY_T_INTVECT, -1) || PyList_Check(o) || PyTuple_Check(o);
+  case 'i': /* an int, not a 1-d array (which has __index__ too but is a Vector_int or an IntVect) */
+    kind = bfpy_arg_kind(o, false);
+    return kind < 0 ? -1 : kind == BFPY_ARG_SCALAR;
+  case 'g': /* an int, an IntVect or a sequence of ints */
+    kind = bfpy_arg_kind(o, false);
+    return kind < 0 ? -1 : kind != BFPY_ARG_OTHER;
   case 'b': return bfpy_is(o, BFPY_T_BOX, -1);
   case 'm': return is_mf_family(o);
   case 'B': return PyBool_Check(o) || is_np_bool(o);
   case 'p': return bfpy_is(o, BFPY_T_PERIODICITY, -1);
   case 'v':
-    return !bfpy_is_intlike(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+    kind = bfpy_arg_kind(o, false);
+    return kind < 0 ? -1 : kind != BFPY_ARG_SCALAR && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
            (PySequence_Check(o) || Py_TYPE(o)->tp_iter != NULL);
   default: return true;
   }
@@ -61,9 +68,10 @@ int bfpy_mf_match(const char *func, PyObject *const *args, Py_ssize_t nargs, PyO
     int r = bfpy_bind(args, nargs, kwnames, sigs[s].names, sigs[s].nrequired, out, false);
     if (r < 0) return -1;
     if (r > 0) continue;
-    bool ok = true;
-    for (int i = 0; sigs[s].names[i] && ok; ++i)
-      if (out[i] && !type_ok(sigs[s].types[i], out[i])) ok = false;
+    int ok = 1;
+    for (int i = 0; sigs[s].names[i] && ok > 0; ++i)
+      if (out[i]) ok = type_ok(sigs[s].types[i], out[i]);
+    if (ok < 0) return -1;
     if (ok) return s;
   }
   bfpy_no_overload(func, args, nargs, kwnames, sigtext);

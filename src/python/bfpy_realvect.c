@@ -19,9 +19,9 @@ int bfpy_geom_dir(PyObject *o, int dim, int *d, const char *what) {
 
 bool bfpy_geom_is_real_scalar(PyObject *o) {
   if (PyFloat_Check(o) || PyLong_Check(o)) return true;
-  if (PyUnicode_Check(o) || PyBytes_Check(o) || PySequence_Check(o)) return false;
-  PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
-  return nb && (nb->nb_float || nb->nb_index);
+  int kind = bfpy_arg_kind(o, true); /* a 0-d array is a number, a 1-d one a sequence */
+  if (kind < 0) PyErr_Clear();       /* the sequence path asks the length again and raises */
+  return kind == BFPY_ARG_SCALAR;
 }
 
 PyObject *bfpy_geom_double_str(double v) {

@@ -119,6 +119,28 @@ static int bfpy_wrong(PyObject *o, int id, int dim, const char *what) {
   return -1;
 }
 
+static bool is_text(PyObject *o) { return PyUnicode_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o); }
+
+int bfpy_arg_kind(PyObject *o, bool real) {
+  if (bfpy_is(o, BFPY_T_INTVECT, -1)) return BFPY_ARG_INTVECT;
+  if (PyLong_Check(o) || (real && PyFloat_Check(o))) return BFPY_ARG_SCALAR;
+  /* text, and boxfab's own sequences that are not a list of ints for an
+   * index (an IndexType reads as bools, a DistributionMapping as ranks) */
+  if (is_text(o) || bfpy_is(o, BFPY_T_INDEXTYPE, -1) || bfpy_is(o, BFPY_T_DISTMAP, -1) ||
+      bfpy_is(o, BFPY_T_BOXARRAY, -1))
+    return BFPY_ARG_OTHER;
+  PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
+  bool number = real ? !PyComplex_Check(o) && nb && (nb->nb_index || nb->nb_float) : bfpy_is_intlike(o);
+  if (!PySequence_Check(o)) return number ? BFPY_ARG_SCALAR : BFPY_ARG_OTHER;
+  if (!number) return BFPY_ARG_SEQUENCE;
+  /* both a number and a sequence (a NumPy array): a sequence when it has a
+   * length, a number when it has none (a 0-d array, as operator.index reads it) */
+  if (PySequence_Size(o) >= 0) return BFPY_ARG_SEQUENCE;
+  if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+  PyErr_Clear();
+  return BFPY_ARG_SCALAR;
+}
+
 int bfpy_as_intvect(PyObject *o, int dim, int flags, bf_intvect *out, const char *what) {
   if (bfpy_is(o, BFPY_T_INTVECT, dim)) {
     *out = ((bfpy_intvect_object *)o)->iv;
@@ -128,17 +150,24 @@ int bfpy_as_intvect(PyObject *o, int dim, int flags, bf_intvect *out, const char
     bfpy_dim_mismatch(what, dim, ((bfpy_intvect_object *)o)->iv.dim);
     return -1;
   }
-  if ((flags & BFPY_IV_SCALAR) && bfpy_is_intlike(o)) {
+  int kind = flags ? bfpy_arg_kind(o, false) : BFPY_ARG_OTHER;
+  if (kind < 0) return -1;
+  if ((flags & BFPY_IV_SCALAR) && kind == BFPY_ARG_SCALAR) {
     int v;
     if (bfpy_to_int(o, &v, what) < 0) return -1;
     *out = bf_intvect_splat(dim, v);
     return 0;
   }
-  if ((flags & BFPY_IV_SEQUENCE) && (PyList_Check(o) || PyTuple_Check(o))) {
+  if ((flags & BFPY_IV_SEQUENCE) && kind == BFPY_ARG_SEQUENCE) {
     bf_intvect r = bf_intvect_splat(dim, 0);
     if (bfpy_to_int_array(o, dim, r.v, what) < 0) return -1;
     *out = r;
     return 0;
+  }
+  if ((flags & BFPY_IV_SEQUENCE) && kind == BFPY_ARG_SCALAR && PySequence_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s must be an IntVect%dD or a sequence of %d ints, not a 0-dimensional %.100s",
+                 what, dim, dim, Py_TYPE(o)->tp_name);
+    return -1;
   }
   PyErr_Format(PyExc_TypeError, "%s must be an IntVect%dD%s%s, not %.100s", what, dim,
                (flags & BFPY_IV_SEQUENCE) ? " or a sequence of ints" : "", (flags & BFPY_IV_SCALAR) ? " or an int" : "",

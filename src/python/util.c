@@ -107,6 +107,16 @@ int bfpy_to_int64(PyObject *o, int64_t *out, const char *what) {
     PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(o)->tp_name);
     return -1;
   }
+  if (!PyLong_Check(o) && PySequence_Check(o)) { /* a NumPy array has __index__ too */
+    Py_ssize_t len = PySequence_Size(o);
+    if (len >= 0) {
+      PyErr_Format(PyExc_TypeError, "%s must be an int, not a %.100s of %zd item%s", what, Py_TYPE(o)->tp_name, len,
+                   len == 1 ? "" : "s");
+      return -1;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+    PyErr_Clear(); /* no length (a 0-d array): read as a number below */
+  }
   PyObject *idx = PyNumber_Index(o);
   if (!idx) return -1;
   int overflow = 0;
@@ -138,7 +148,37 @@ int bfpy_to_int(PyObject *o, int *out, const char *what) {
   return 0;
 }
 
+/* 1 for a complex number (Python's, NumPy's complex scalars and 0-d arrays,
+ * whose __float__ drops the imaginary part), 0 otherwise, -1 error. */
+static int is_complex(PyObject *o) {
+  if (PyComplex_Check(o)) return 1;
+  if (PyFloat_Check(o) || PyLong_Check(o)) return 0;
+  PyObject *dtype = PyObject_GetAttrString(o, "dtype");
+  if (!dtype) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    return 0;
+  }
+  PyObject *kind = PyObject_GetAttrString(dtype, "kind");
+  Py_DECREF(dtype);
+  if (!kind) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    return 0;
+  }
+  int r = PyUnicode_Check(kind) ? PyUnicode_CompareWithASCIIString(kind, "c") == 0 : 0;
+  Py_DECREF(kind);
+  return r;
+}
+
 int bfpy_to_double(PyObject *o, double *out, const char *what) {
+  int complex = is_complex(o);
+  if (complex < 0) return -1;
+  if (complex) {
+    PyErr_Format(PyExc_TypeError, "%s must be a real number, not %.100s (a complex number is never truncated)",
+                 what, Py_TYPE(o)->tp_name);
+    return -1;
+  }
   if (PyUnicode_Check(o) || PyBytes_Check(o) || !(PyFloat_Check(o) || PyLong_Check(o) ||
                                                    (Py_TYPE(o)->tp_as_number && (Py_TYPE(o)->tp_as_number->nb_float ||
                                                                                  Py_TYPE(o)->tp_as_number->nb_index)))) {

@@ -288,6 +288,8 @@ static void test_chop_adj_bdry(void) {
   BFT_CHECK(r.lo[1] == 0 && r.hi[1] == 0 && r.type == 3u);
   BFT_OK(bf_box_bdry(&a, 1, 2, true, &r)); /* high (cell in y): big + 1 .. big + 2 */
   BFT_CHECK(r.lo[1] == 6 && r.hi[1] == 7 && r.type == 3u);
+  BFT_FAILS(bf_box_bdry(&a, 1, 0, false, &r), BF_ERROR_VALUE); /* issue 21: len < 1 made an empty box */
+  BFT_FAILS(bf_box_bdry(&a, 1, -1, true, &r), BF_ERROR_VALUE);
   a.hi[1] = INT_MAX;
   BFT_FAILS(bf_box_adj_cell(&a, 1, 1, true, &r), BF_ERROR_OVERFLOW);
 }

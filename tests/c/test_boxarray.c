@@ -295,8 +295,11 @@ static void test_coarsenable(void) {
   BFT_OK(bf_boxarray_coarsenable(ba, (int[3]){3, 1, 1}, (int[3]){1, 1, 1}, &ok)); /* 0..7 not a multiple */
   BFT_CHECK(!ok);
   BFT_FAILS(bf_boxarray_coarsenable(ba, (int[3]){0, 1, 1}, (int[3]){1, 1, 1}, &ok), BF_ERROR_VALUE);
-  /* a negative min_width is fine in AMReX's Box::coarsenable (size >= ratio * min_width holds) */
-  BFT_OK(bf_boxarray_coarsenable(ba, (int[3]){2, 2, 1}, (int[3]){-1, -3, 1}, &ok));
+  /* a negative min_width passes AMReX's size >= ratio * min_width for every box: refused
+   * (issue 21); 0 means no minimum */
+  BFT_FAILS(bf_boxarray_coarsenable(ba, (int[3]){2, 2, 1}, (int[3]){-1, -3, 1}, &ok), BF_ERROR_VALUE);
+  BFT_FAILS(bf_boxarray_coarsenable(ba, (int[3]){2, 2, 1}, (int[3]){1, -1, 1}, &ok), BF_ERROR_VALUE);
+  BFT_OK(bf_boxarray_coarsenable(ba, (int[3]){2, 2, 1}, (int[3]){0, 0, 0}, &ok));
   BFT_CHECK(ok);
   /* nodal: both ends must be multiples */
   BFT_OK(bf_boxarray_surrounding_nodes(&ba, -1)); /* 0..8 x 0..8, 8..16 x 0..4 */

@@ -710,6 +710,13 @@ def test_adj_cell_and_bdry_extensions(amr):
     assert (bh.small_end[d], bh.big_end[d], bh.type[d]) == ((6, 6, 1) if n > 1 else (5, 5, 1))
     with pytest.raises(ValueError, match="positive"):
         b.adj_cell_hi(0, 0)
+    # issue 21: bdry_lo/hi of len < 1 made an empty box (lo > hi) without a word, where
+    # adj_cell_lo/hi (AMReX asserts len > 0) refuse; now both refuse
+    for side in (b.bdry_lo, b.bdry_hi, b.adj_cell_lo, b.adj_cell_hi):
+        for bad in (0, -1, -(2**31)):
+            with pytest.raises(ValueError, match="len must be positive"):
+                side(0, bad)
+    assert corners(b) == ([2] * n, [5] * n)
     with pytest.raises(IndexError):
         b.bdry_hi(n)
     with pytest.raises(OverflowError):

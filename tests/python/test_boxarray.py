@@ -376,10 +376,49 @@ def test_coarsenable_errors(amr):
     with pytest.raises(ValueError, match="positive"):
         ba.coarsenable(0, 1)
     # AMReX_Box.H Box::coarsenable: size() >= refrat * min_width, then coarsen/refine round trip;
-    # a negative min_width is well defined there (the width test always passes), so boxfab accepts it
-    assert ba.coarsenable(2, -1) and not ba.coarsenable(3, -1)
+    # a negative min_width passes that test for every box: refused (issue 21), 0 means no minimum
+    assert ba.coarsenable(2, 0) and not ba.coarsenable(3, 0)
     with pytest.raises(TypeError):
         ba.coarsenable(2.0, 1)
+
+
+def test_coarsenable_refuses_a_negative_min_width(amr):
+    """Issue 21: coarsenable(2, -1) answered True (AMReX's size >= ratio * min_width holds for
+    every box when min_width < 0); a width is never negative: ValueError in every overload,
+    per component too, and the array is unchanged. 0 (no minimum) stays allowed."""
+    n = dim_of(amr)
+    ba = amr.BoxArray([amr.Box([0] * n, [7] * n), amr.Box([8] + [0] * (n - 1), [9] + [7] * (n - 1))])
+    before = [corners(b) for b in ba]
+    bad = [lambda: ba.coarsenable(2, -1), lambda: ba.coarsenable(amr.IntVect([2] * n), -1),
+           lambda: ba.coarsenable(amr.IntVect([2] * n), amr.IntVect([1] * (n - 1) + [-1])),
+           lambda: ba.coarsenable([2] * n, [-5] * n), lambda: ba.coarsenable(2, -(2**31))]
+    for call in bad:
+        with pytest.raises(ValueError, match="min_width must be >= 0"):
+            call()
+    assert [corners(b) for b in ba] == before
+    assert ba.coarsenable(2, 0) and ba.coarsenable(2, 1) and not ba.coarsenable(2, 2)
+    # the ratio: >= 1 (AMReX asserts through IntVect::coarsen)
+    for r in (0, -1, -2, [1] * (n - 1) + [0]):
+        with pytest.raises(ValueError, match="positive"):
+            ba.coarsenable(r, 1)
+
+
+def test_ratios_and_sizes_below_one_are_refused_and_change_nothing(amr):
+    """Siblings of coarsenable: refine / coarsen by 0 or a negative ratio, max_size 0 or negative
+    (AMReX asserts or divides by zero); growing past C int: OverflowError. Nothing changes."""
+    n = dim_of(amr)
+    ba = amr.BoxArray(amr.Box([0] * n, [15] * n))
+    ba.max_size(8)
+    before = [corners(b) for b in ba]
+    for bad in (0, -1, -(2**31), [1] * (n - 1) + [0]):
+        for call, match in ((ba.refine, "positive"), (ba.coarsen, "positive"), (ba.max_size, "positive")):
+            with pytest.raises(ValueError, match=match):
+                call(bad)
+    for call in (lambda: ba.grow(INT_MAX), lambda: ba.grow_high(0, INT_MAX), lambda: ba.refine(INT_MAX),
+                 lambda: ba.shift(0, INT_MAX), lambda: ba.grow([0] * (n - 1) + [INT_MAX])):
+        with pytest.raises(OverflowError):
+            call()
+    assert [corners(b) for b in ba] == before
 
 
 def test_enclosed_cells_and_conversions(amr):

@@ -117,6 +117,8 @@ def model_key(amr, mf, key):
             t = hi[a] + 1 if e.stop is None else pos(e.stop, a)
             if a == 3 and not (0 <= s <= mf.nComp and 0 <= t <= mf.nComp):
                 raise Raises(IndexError)
+            if a < 3 and s < t and (t <= lo[a] - ng[a] or s > hi[a] + ng[a]):
+                raise Raises(IndexError)  # names no cell at all (issue 21; pyAMReX: zeros(0))
             ranges[a] = range(s, t)
         else:
             p = pos(e, a)
@@ -338,8 +340,18 @@ def test_slices_past_the_ghost_cells(amr):
     v = np.arange(13.0) + 1
     mf[(slice(-3j, 3j),) + (0,) * (dim - 1) + (0,)] = v
     same(mf[(slice(-1j, 2j),) + (0,) * (dim - 1) + (0,)], v[2:-1])
-    far = mf[(slice(100, 104),) + (0,) * (dim - 1)]
-    assert isinstance(far, np.ndarray) and far.shape == (0,)  # nothing matched: zeros(0)
+    # a slice wholly outside the ghost cells names no cell: pyAMReX reads zeros(0) and writes
+    # nothing without a word; boxfab raises IndexError (issue 21), as for a single index there
+    keys = [(slice(100, 104),) + (0,) * (dim - 1), (slice(-5j, -2j),), (slice(2j, 5j),)]
+    if dim > 1:
+        keys.append((slice(None), slice(-20, -10)))  # -20 + 8 .. -10 + 8: below the ghost cell -1
+    for key in keys:
+        with pytest.raises(IndexError, match="all outside"):
+            mf[key]
+        with pytest.raises(IndexError, match="all outside"):
+            mf[key] = 1.0
+    # empty slices select nothing, as in NumPy
+    assert mf[(slice(3, 3),)].size == 0
 
 
 def test_with_internal_ghosts_is_unsqueezed(amr):
@@ -424,3 +436,66 @@ def test_out_of_range_raises_under_python_O():
     r = subprocess.run([sys.executable, "-O", "-c", prog], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+def test_every_out_of_range_key_form_raises_under_python_O():
+    """Issue 21: no out-of-range selection may pass under ``python -O`` (pyAMReX's checks are
+    asserts): every form of a bad entry (ints, NumPy ints, negative ints, imaginary numbers,
+    NumPy complex, wholly-outside slices, component indices and slices) on every axis, among
+    valid entries on the others, raises IndexError on read, read with internal ghosts and
+    write, in 1D, 2D and 3D, and no write changes a cell (ghost cells included)."""
+    prog = textwrap.dedent("""
+        import importlib, random
+        import numpy as np
+        assert False, "asserts must be off"
+    """) + textwrap.dedent("""
+        rng = random.Random(21)
+        for dim in (1, 2, 3):
+            amr = importlib.import_module(f"boxfab.space{dim}d")
+            if not amr.initialized():
+                amr.initialize(["amrex.verbose=0"])
+            ng = [1, 2, 0][:dim]
+            ba = amr.BoxArray(amr.Box(amr.IntVect([2] * dim), amr.IntVect([9] * dim)))
+            ba.max_size(4)
+            mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 2, amr.IntVect(ng))
+            mf.set_val(3.0)
+            lo, hi, g = [2] * dim + [0], [9] * dim + [1], ng + [0]
+            def bad(ax):
+                glo, ghi, n = lo[ax] - g[ax], hi[ax] + g[ax], hi[ax] - lo[ax] + 1
+                forms = [ghi + 1, glo - 1 if glo - 1 >= 0 else ghi + 7, np.int64(ghi + 3), np.int32(10**6),
+                         -(n + g[ax] + 1), np.int64(-(n + g[ax] + 2)), complex(0, g[ax] + 1),
+                         complex(0, -g[ax] - 1), np.complex64(complex(0, g[ax] + 2)), 10**30, -10**30]
+                if ax == dim:  # the component: its slices must stay in [0, n_comp]
+                    forms += [slice(0, 3), slice(-1j, None), slice(None, 5j)]
+                else:  # a spatial slice wholly outside the ghost-extended range
+                    forms += [slice(ghi + 1, ghi + 4), slice(0, glo) if glo > 0 else slice(ghi + 2, ghi + 3), slice(complex(0, g[ax] + 1), complex(0, g[ax] + 3)),
+                              slice(complex(0, -g[ax] - 3), complex(0, -g[ax])), slice(np.int64(100), np.int64(200))]
+                return rng.choice(forms)
+            def good(ax):
+                return rng.choice([lo[ax], hi[ax], slice(None), (), complex(0, -g[ax]), -1, slice(lo[ax], hi[ax])])
+            for _ in range(400):
+                ax = rng.randrange(dim + 1)
+                key = tuple(bad(a) if a == ax else good(a) for a in range(dim + 1))
+                key = key[:rng.randint(ax + 1, dim + 1)]  # trailing entries may be left out
+                if len(key) == 1 and rng.random() < 0.5:
+                    key = key[0]
+                for op in ("read", "internal", "write"):
+                    try:
+                        if op == "read":
+                            mf[key]
+                        elif op == "internal":
+                            mf.__getitem__(key, with_internal_ghosts=True)
+                        else:
+                            mf[key] = 9.0
+                    except IndexError:
+                        pass
+                    else:
+                        raise SystemExit(f"{dim}D: no IndexError for {op} {key!r}")
+            for mfi in mf:
+                if not np.all(mf.array(mfi).to_numpy() == 3.0):
+                    raise SystemExit(f"{dim}D: a refused write changed a cell")
+        print("ok")
+    """)
+    r = subprocess.run([sys.executable, "-O", "-c", prog], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip().endswith("ok")
