@@ -28,9 +28,12 @@
 #define PFR_MAX_NAME 4096
 
 typedef bf_pf_mfhdr pfr_level;
+static int pfr_same_plotfile(const struct bf_plotfile_data *p);
 
 struct bf_plotfile_data {
   char *path;
+  dev_t dev; /* the plotfile directory opened: a writer that replaces it makes a new one */
+  ino_t ino;
   int dim, ncomp, finest, coord;
   double time;
   char **names;
@@ -524,7 +527,15 @@ int bf_plotfile_data_open(const char *path, bf_plotfile_data **out) {
     free(p);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory");
   }
-  int err = pfr_header(p);
+  struct stat st;
+  int err = BF_SUCCESS;
+  if (stat(path, &st) != 0) {
+    err = bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s/Header': %s", path, strerror(errno));
+  } else {
+    p->dev = st.st_dev, p->ino = st.st_ino;
+    err = pfr_header(p);
+    if (!err) err = pfr_same_plotfile(p); /* not replaced while its headers were read */
+  }
   if (err) {
     bf_plotfile_data_destroy(&p);
     return err;
@@ -779,17 +790,32 @@ int bf_pf_read_local_fabs(const bf_pf_mfhdr *L, int comp, bf_multifab *mf, const
   return err;
 }
 
+/* The headers were parsed from the directory now at p->path (not one written there since: a writer renames a
+ * new directory into place, so the data files under the name would belong to other headers -- other boxes,
+ * offsets, variables -- and could read as wrong values without an error). */
+static int pfr_same_plotfile(const bf_plotfile_data *p) {
+  struct stat st;
+  if (stat(p->path, &st) != 0)
+    return bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s': %s", p->path, strerror(errno));
+  if (st.st_dev != p->dev || st.st_ino != p->ino)
+    return bf_error_set(BF_ERROR_IO, "PlotFileData",
+                        "the plotfile '%s' was replaced (written again) after it was opened: open it again", p->path);
+  return BF_SUCCESS;
+}
+
 int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_multifab **out) {
   PFR_LEVEL(p, level);
   BF_CHECK(p->ncomp > 0, BF_ERROR_RUNTIME, "the plotfile '%s' has no variables", p->path);
   BF_CHECK(comp >= -1 && comp < p->ncomp, BF_ERROR_INDEX, "component %d is outside [0, %d)", comp, p->ncomp);
   const pfr_level *L = &p->lev[level];
   int nc = comp >= 0 ? 1 : p->ncomp;
+  BF_CALL(pfr_same_plotfile(p));
   BF_CALL(pfr_check_sizes(L));
   bf_multifab *mf = NULL;
   BF_CALL(bf_multifab_create(L->ba, L->dm, nc, L->ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf));
   int err = bf_multifab_set_val_all(mf, 0.0);
   if (!err) err = bf_pf_read_local_fabs(L, comp, mf, "PlotFileData");
+  if (!err) err = pfr_same_plotfile(p); /* replaced while its data was read: some FABs may be the new ones */
   err = bf_comm_agree(bf_pf_comm_of_mf(mf), err); /* each rank read its own boxes: one failure fails all */
   if (err) {
     bf_multifab_destroy(&mf);
