@@ -215,6 +215,18 @@ static inline uint32_t bf_utf8_cp(const unsigned char *p, size_t n) {
   if (n == 3 && (p[0] & 0xf0) == 0xe0) return ((uint32_t)(p[0] & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f);
   return n == 1 ? p[0] : 0xffffffffu; /* 4-byte characters hold no blank */
 }
+/* Whether any character of the UTF-8 string s is such a blank (names read as one token: Python's split()
+ * splits at every one). */
+static inline bool bf_name_has_any_space(const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  for (size_t i = 0, n = strlen(s); i < n;) {
+    size_t k = 1;
+    while (i + k < n && k < 4 && (u[i + k] & 0xc0) == 0x80) ++k;
+    if (bf_cp_is_space(bf_utf8_cp(u + i, k))) return true;
+    i += k;
+  }
+  return false;
+}
 static inline bool bf_name_has_edge_space(const char *s) {
   const unsigned char *u = (const unsigned char *)s;
   size_t n = strlen(s);

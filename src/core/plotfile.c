@@ -497,9 +497,10 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
   BF_CALL(pf_check_name(lp, "levelPrefix", false, false));
   BF_CALL(pf_check_name(mp, "mfPrefix", false, false));
   /* the Header names each level's data "<levelPrefix>L/<mfPrefix>" and Cell_H its files as one
-   * whitespace-separated token each (AMReX reads them with >>): a blank made an unreadable plotfile */
-  BF_CHECK(!strpbrk(lp, " \t\v\f"), BF_ERROR_VALUE, "levelPrefix must not hold a blank: '%s'", lp);
-  BF_CHECK(!strpbrk(mp, " \t\v\f"), BF_ERROR_VALUE, "mfPrefix must not hold a blank: '%s'", mp);
+   * whitespace-separated token each (AMReX reads them with >>, yt split()s the FabOnDisk lines at any
+   * Unicode blank): a blank made an unreadable plotfile */
+  BF_CHECK(!bf_name_has_any_space(lp), BF_ERROR_VALUE, "levelPrefix must not hold a blank: '%s'", lp);
+  BF_CHECK(!bf_name_has_any_space(mp), BF_ERROR_VALUE, "mfPrefix must not hold a blank: '%s'", mp);
   BF_CHECK(strlen(lp) < 300, BF_ERROR_VALUE, "levelPrefix is too long");
   BF_CHECK(strcmp(lp, "Header") && strcmp(lp, "job_info"), BF_ERROR_VALUE, "levelPrefix '%s' is a reserved name", lp);
   if (opt && opt->n_extra_dirs) {

@@ -505,3 +505,31 @@ def test_threads_writing_the_same_paths(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     out = dict(line.split(" ", 1) for line in r.stdout.strip().split("\n"))
     assert out == {"errors": "[]", "plt": "1", "chk": "1", "parts": "True", "olds": "23", "left": "[]"}, r.stdout
+
+
+@pytest.mark.parametrize("opt", [{"levelPrefix": "Lev\u00a0"}, {"mfPrefix": "Ce\u2003ll"}, {"mfPrefix": "\u3000C"},
+                                 {"levelPrefix": "L\x0b"}])
+def test_prefix_with_any_blank_is_refused(tmp_path, opt):
+    """levelPrefix / mfPrefix are one token of the Header and of each FabOnDisk line: yt split()s those lines
+    at every Unicode blank (U+00A0 too), so such a prefix made a plotfile yt could not read."""
+    mf, _ = make_mf()
+    with pytest.raises(ValueError, match="blank"):
+        amr.write_single_level_plotfile(str(tmp_path / "plt"), mf, ["a", "b"], geometry(), 0.0, 0, **opt)
+    assert os.listdir(tmp_path) == []
+
+
+def test_bytes_paths_that_are_not_utf8(tmp_path):
+    """A path given as bytes that are not UTF-8 (os.listdir(bytes) gives such names) names its file; an error
+    about it is an OSError whose message shows the bytes (it was a UnicodeDecodeError)."""
+    mf, ref = make_mf(seed=6)
+    base = os.fsencode(str(tmp_path))
+    out = base + b"/\xff\xfe dir/plt"
+    amr.write_single_level_plotfile(out, mf, ["a", "b"], geometry(), 0.0, 0)
+    np.testing.assert_array_equal(dense(amr.PlotFileData(out).get(0)), ref)
+    (tmp_path / "f").write_text("")
+    with pytest.raises(OSError, match=r"\\xff"):
+        amr.write_single_level_plotfile(base + b"/f/\xff/plt", mf, ["a", "b"], geometry(), 0.0, 0)
+    with pytest.raises(OSError, match=r"\\xff"):
+        amr.PlotFileData(base + b"/\xff/none")
+    with pytest.raises(OSError, match=r"\\xfe"):
+        amr.VisMF.Write(mf, base + b"/f/\xfe")
