@@ -122,6 +122,34 @@ static inline int bf_error_writing(int err, const char *final) {
   return bf_error_set(err, "write", "%s (writing '%s')", msg, final);
 }
 
+/* Atomically exchange the names a and b (both exist; Linux's renameat2 RENAME_EXCHANGE): a writer
+ * swaps its finished temporary with the previous output, so that the final name never stops naming
+ * one of them (a reader opening it in between got ENOENT).  -1 with errno set where the system or the
+ * file system cannot (ENOSYS, EINVAL): the caller then renames in two steps. */
+#if defined(__linux__)
+#include <sys/syscall.h>
+long syscall(long number, ...); /* <unistd.h> declares it only with _DEFAULT_SOURCE */
+/* glibc's wrapper (2.28 and later; weak: NULL with an older C library) */
+extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
+    __attribute__((weak));
+#endif
+static inline int bf_rename_exchange(const char *a, const char *b) {
+#if defined(__linux__) && defined(SYS_renameat2)
+  if (renameat2) return renameat2(AT_FDCWD, a, AT_FDCWD, b, 2u /* RENAME_EXCHANGE */);
+  return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 2 /* RENAME_EXCHANGE */);
+#else
+  (void)a, (void)b;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/* Whether bf_rename_exchange failed because the system or the file system has no exchange (then rename in
+ * two steps), not because the rename itself failed (then that is the writer's error). */
+static inline bool bf_exchange_unsupported(int e) {
+  return e == ENOSYS || e == EINVAL || e == ENOTSUP || e == EOPNOTSUPP;
+}
+
 /* The folders a writer made above its output (bf_make_parents), to remove again when the write fails. */
 typedef struct {
   char **dirs;

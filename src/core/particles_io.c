@@ -400,14 +400,19 @@ static int install_dir(const char *tmp, const char *final) {
   int rc = BF_SUCCESS;
   char *old = NULL;
   struct stat st;
-  bool had = lstat(final, &st) == 0;
+  bool had = lstat(final, &st) == 0, installed = false;
   if (had && !S_ISDIR(st.st_mode))
     rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: it exists and is not a directory", final);
+  else if (had && bf_rename_exchange(tmp, final) == 0) { /* the name never stops naming a directory */
+    rm_rf(tmp);                                            /* the previous one, now under the temporary name */
+    had = false, installed = true;
+  } else if (had && !bf_exchange_unsupported(errno))
+    rc = bf_error_set(BF_ERROR_IO, __func__, "cannot replace %.300s: %s", final, strerror(errno));
   else if (had && !(old = bf_make_sibling(final, true)))
     rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create a directory beside %.300s: %s", final, strerror(errno));
   else if (had && rename(final, old) != 0)
     rc = bf_error_set(BF_ERROR_IO, __func__, "cannot replace %.300s: %s", final, strerror(errno));
-  if (rc == BF_SUCCESS && rename(tmp, final) != 0) {
+  if (rc == BF_SUCCESS && !installed && rename(tmp, final) != 0) {
     rc = bf_error_set(BF_ERROR_IO, __func__, "cannot rename %.300s to %.300s: %s", tmp, final, strerror(errno));
     if (had) (void)rename(old, final);
   }
@@ -1090,7 +1095,10 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
   memset(&h, 0, sizeof h);
   readgrid *grids = NULL;
   int64_t ngr = 0, capgr = 0;
-  if ((rc = join(pdir, dir, name)) == BF_SUCCESS && (rc = join(path, pdir, "Header")) == BF_SUCCESS &&
+  struct stat st0, st1; /* the directory read: a writer replacing it meanwhile (a rename) makes a new one */
+  bool known = false;
+  if ((rc = join(pdir, dir, name)) == BF_SUCCESS) known = stat(pdir, &st0) == 0;
+  if (rc == BF_SUCCESS && (rc = join(path, pdir, "Header")) == BF_SUCCESS &&
       (rc = read_text(path, &text, &len)) == BF_SUCCESS) {
     rc = parse_header(path, text, &h);
     free(text);
@@ -1157,6 +1165,8 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
     }
     free(used);
   }
+  if (rc == BF_SUCCESS && known && (stat(pdir, &st1) != 0 || st1.st_dev != st0.st_dev || st1.st_ino != st0.st_ino))
+    rc = bf_error_set(BF_ERROR_IO, __func__, "%.300s was replaced (written again) while it was being read", pdir);
   /* nothing changes anywhere unless every rank read and checked its part */
   if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) {
     for (int64_t i = 0; i < ngr && rc == BF_SUCCESS; ++i) rc = add_grid(pc, &h, &grids[i]);

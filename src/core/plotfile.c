@@ -582,12 +582,27 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
                 opt, precision);
   if (!err && io) {
     struct stat st;
+    bool installed = false;
     if (lstat(final, &st) == 0) { /* AMReX: move the existing one to <name>.old.<unique> */
-      if (pf_old_name(final, old, len + 64) != 0) err = pf_io_error("move aside the existing", final, errno);
-      else if (rename(final, old) != 0) err = pf_io_error("move aside the existing", final, errno);
-      else moved = true;
+      if (pf_old_name(final, old, len + 64) != 0) {
+        err = pf_io_error("move aside the existing", final, errno);
+      } else if (bf_rename_exchange(tmp, final) == 0) { /* the name never stops naming a plotfile */
+        if (rename(tmp, old) == 0) {
+          installed = true;
+        } else {
+          int e = errno;
+          (void)bf_rename_exchange(tmp, final); /* the previous one back; the new one is removed below */
+          err = pf_io_error("move aside the existing", final, e);
+        }
+      } else if (!bf_exchange_unsupported(errno)) {
+        err = pf_io_error("replace the existing", final, errno);
+      } else if (rename(final, old) != 0) { /* no exchange here: in two steps */
+        err = pf_io_error("move aside the existing", final, errno);
+      } else {
+        moved = true;
+      }
     }
-    if (!err && rename(tmp, final) != 0) {
+    if (!err && !installed && rename(tmp, final) != 0) {
       err = pf_io_error("rename the finished plotfile to", final, errno);
       if (moved) (void)rename(old, final); /* the previous plotfile back under its name */
     }

@@ -49,7 +49,9 @@ static int vm_tmpfile(const char *final, char **out) {
   return BF_SUCCESS;
 }
 
-/* Move an existing `final` to a new temporary sibling (*aside; NULL when there is none). */
+/* Move an existing `final` to a new temporary sibling (*aside; NULL when there is none).  (Moved, not kept
+ * under a second link: the header must be gone from its name while the data files are replaced, so that a
+ * process killed then leaves no header naming the wrong data.) */
 static int vm_aside(const char *final, char **aside) {
   *aside = NULL;
   BF_CALL(vm_tmpfile(final, aside));

@@ -533,3 +533,101 @@ def test_bytes_paths_that_are_not_utf8(tmp_path):
         amr.PlotFileData(base + b"/\xff/none")
     with pytest.raises(OSError, match=r"\\xfe"):
         amr.VisMF.Write(mf, base + b"/f/\xfe")
+
+
+def can_exchange(where):
+    """Whether renameat2(RENAME_EXCHANGE) works in the folder `where` (Linux, most file systems)."""
+    import ctypes
+    try:
+        f = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    a, b = os.path.join(where, "xa"), os.path.join(where, "xb")
+    os.mkdir(a), os.mkdir(b)
+    try:
+        return f(-100, a.encode(), -100, b.encode(), 2) == 0   # AT_FDCWD, RENAME_EXCHANGE
+    finally:
+        os.rmdir(a), os.rmdir(b)
+
+
+REWRITER = textwrap.dedent("""
+    import os, sys
+    import numpy as np
+    sys.path.insert(0, {here!r})
+    import boxfab.space3d as amr
+    amr.initialize(["amrex.verbose=0"])
+    import test_plotfile_paths as T
+    T.N = {n}
+    os.chdir({root!r})
+    mfs = [T.make_mf(seed=s)[0] for s in range(2)]
+    pcs = []
+    for s in range(2):
+        pc, *_ = T.make_pc()
+        pc.add_particles(np.random.default_rng(s).random((3000, 3)), {{"w": np.full(3000, float(s))}})
+        pcs.append(pc)
+    for i in range(2):
+        amr.VisMF.Write(mfs[i], "chk"); amr.write_single_level_plotfile("plt", mfs[i], ["a", "b"], T.geometry(), 0.0, 0)
+        pcs[i].checkpoint(".", "parts")
+    sys.stdout.write("ready\\n"); sys.stdout.flush()
+    i = 0
+    while not os.path.exists("stop"):
+        amr.VisMF.Write(mfs[i % 2], "chk")
+        amr.write_single_level_plotfile("plt", mfs[i % 2], ["a", "b"], T.geometry(), float(i), i)
+        pcs[i % 2].checkpoint(".", "parts")
+        for x in os.listdir("."):
+            if x.startswith("plt.old."):
+                import shutil; shutil.rmtree(x)
+        i += 1
+    """)
+
+
+def test_reading_while_another_process_rewrites(tmp_path):
+    """Another process rewrites a VisMF checkpoint, a plotfile and a particle checkpoint of the same names in a
+    loop, alternating two different data sets, while this one reads them: every read either raises a clear
+    OSError / ValueError or returns one of the two data sets whole.  VisMF.Read mixed the FABs of two
+    checkpoints (each FAB opened its data file anew) and failed with ENOENT while the previous data file was
+    moved aside; a plotfile or particle directory replaced while read gave the new files' bytes under the old
+    headers."""
+    global N
+    n_saved, N = N, 16
+    try:
+        refs = [make_mf(seed=s)[1] for s in range(2)]
+        p = subprocess.Popen([sys.executable, "-c", REWRITER.format(here=HERE, n=16, root=str(tmp_path))],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert p.stdout.readline() == "ready\n", p.stderr.read()
+            seen = {"vismf": 0, "plt": 0, "parts": 0, "errors": 0}
+            for _ in range(150):
+                for what in ("vismf", "plt", "parts"):
+                    try:
+                        if what == "vismf":
+                            got = dense(amr.VisMF.Read(str(tmp_path / "chk")))
+                            assert any(np.array_equal(got, r) for r in refs), "a mix of two checkpoints"
+                        elif what == "plt":
+                            got = dense(amr.PlotFileData(str(tmp_path / "plt")).get(0))
+                            assert any(np.array_equal(got, r) for r in refs), "a mix of two plotfiles"
+                        else:
+                            pc, *_ = make_pc()
+                            pc.restart(str(tmp_path), "parts")
+                            w = set()
+                            iw = pc.real_comp_names.index("w")
+                            for pti in pc.iterator(pc, level=0):
+                                w |= set(np.unique(pti.soa().get_real_data(iw).to_numpy()).tolist())
+                            assert pc.total_number_of_particles() == 3000 and len(w) == 1, (w, "a mix")
+                        seen[what] += 1
+                    except (OSError, ValueError) as e:
+                        assert str(e), what
+                        seen["errors"] += 1
+                        if what != "vismf" and "No such file" in str(e):
+                            seen["missing"] = seen.get("missing", 0) + 1
+        finally:
+            (tmp_path / "stop").write_text("")
+            p.wait(timeout=120)
+        assert p.returncode == 0, p.stderr.read()[-2000:]
+        assert seen["vismf"] > 0 and seen["plt"] > 0 and seen["parts"] > 0, seen
+        # a plotfile or particle directory is swapped with the previous one in one step (renameat2's exchange)
+        # where the file system can: its name never stops naming one (two renames left a moment without)
+        if can_exchange(str(tmp_path)):
+            assert "missing" not in seen, seen
+    finally:
+        N = n_saved
