@@ -48,25 +48,6 @@ static int join(char *out, const char *a, const char *b) {
   return BF_SUCCESS;
 }
 
-static int mkdir_p(const char *path) {
-  char tmp[PIO_PATH];
-  size_t n = strlen(path);
-  BF_CHECK(n > 0 && n < PIO_PATH, BF_ERROR_IO, "bad directory name %.300s", path);
-  memcpy(tmp, path, n + 1);
-  for (size_t i = 1; i <= n; ++i) {
-    if (tmp[i] == '/' || tmp[i] == '\0') {
-      char c = tmp[i];
-      tmp[i] = '\0';
-      if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        BF_ERROR(BF_ERROR_IO, "cannot create directory %.300s: %s", tmp, strerror(errno));
-      tmp[i] = c;
-    }
-  }
-  struct stat st;
-  BF_CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode), BF_ERROR_IO, "%.300s is not a directory", path);
-  return BF_SUCCESS;
-}
-
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
   (void)sb;
   (void)flag;
@@ -419,14 +400,19 @@ static int install_dir(const char *tmp, const char *final) {
   int rc = BF_SUCCESS;
   char *old = NULL;
   struct stat st;
-  bool had = lstat(final, &st) == 0;
+  bool had = lstat(final, &st) == 0, installed = false;
   if (had && !S_ISDIR(st.st_mode))
     rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: it exists and is not a directory", final);
+  else if (had && bf_rename_exchange(tmp, final) == 0) { /* the name never stops naming a directory */
+    rm_rf(tmp);                                            /* the previous one, now under the temporary name */
+    had = false, installed = true;
+  } else if (had && !bf_exchange_unsupported(errno))
+    rc = bf_error_set(BF_ERROR_IO, __func__, "cannot replace %.300s: %s", final, strerror(errno));
   else if (had && !(old = bf_make_sibling(final, true)))
     rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create a directory beside %.300s: %s", final, strerror(errno));
   else if (had && rename(final, old) != 0)
     rc = bf_error_set(BF_ERROR_IO, __func__, "cannot replace %.300s: %s", final, strerror(errno));
-  if (rc == BF_SUCCESS && rename(tmp, final) != 0) {
+  if (rc == BF_SUCCESS && !installed && rename(tmp, final) != 0) {
     rc = bf_error_set(BF_ERROR_IO, __func__, "cannot rename %.300s to %.300s: %s", tmp, final, strerror(errno));
     if (had) (void)rename(old, final);
   }
@@ -447,7 +433,7 @@ static int install_dir(const char *tmp, const char *final) {
  *     is refused: it belongs to no grid of its rank); the counts are gathered on every rank, so each rank
  *     knows its byte offset in its data file; the next id is the largest counter of any rank (AMReX's
  *     ReduceLongMax);
- *  2. the I/O rank (0) makes "<dir>/.<name>.tmp.<unique>" (a fresh name made with mkdir, never one removed
+ *  2. the I/O rank (0) makes the missing folders of <dir> and "<dir>/.bftmp.<unique>" (a fresh name made with mkdir, never one removed
  *     first) and its Level_L directories, and sends the name to everyone;
  *  3. each rank writes its grids into Level_L/DATA_<file> at its offset, the ranks of one file in rank order
  *     (a token from the previous one, as AMReX's NFilesIter), and flushes them to the disk;
@@ -469,6 +455,7 @@ static int write_dist(const bf_pc *pc, const char *dir, const char *name, bool c
   gentry *ent[BF_PC_MAX_LEVELS] = {0}, *tab[BF_PC_MAX_LEVELS] = {0};
   char final[PIO_PATH], tname[PIO_PATH];
   char *tmp = NULL;
+  bf_made_dirs made = {0};
   memset(tname, 0, sizeof tname);
   const int nfiles = particle_nfiles(nprocs), set_len = (nprocs + nfiles - 1) / nfiles, myfile = me / set_len;
   const int prev = me > 0 && (me - 1) / set_len == myfile ? me - 1 : -1;
@@ -519,7 +506,15 @@ static int write_dist(const bf_pc *pc, const char *dir, const char *name, bool c
   /* 2. the temporary directory */
   rc = join(final, dir, name);
   if (rc == BF_SUCCESS && me == 0) {
-    rc = mkdir_p(dir);
+    /* the folders above it, as AMReX's UtilCreateDirectory(dir/name) (mkdir -p); removed again on failure */
+    char *where = NULL;
+    struct stat st;
+    if (bf_make_parents(final, &made, &where) != 0)
+      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create directory %.300s: %s", where ? where : dir,
+                        strerror(errno));
+    else if (lstat(final, &st) != 0 && errno != ENOENT) /* a name too long: refused before anything is written */
+      rc = bf_error_set(BF_ERROR_IO, __func__, "cannot write %.300s: %s", final, strerror(errno));
+    free(where);
     if (rc == BF_SUCCESS && !(tmp = bf_make_sibling(final, true)))
       rc = bf_error_set(BF_ERROR_IO, __func__, "cannot create a directory beside %.300s: %s", final, strerror(errno));
     if (rc == BF_SUCCESS && strlen(tmp) >= sizeof tname)
@@ -595,6 +590,9 @@ cleanup:
     struct stat st;
     if (lstat(tname, &st) == 0) rm_rf(tname);
   }
+  if (rc != BF_SUCCESS) bf_unmake_dirs(&made); /* the folders made for it, when still empty */
+  bf_made_dirs_clear(&made);
+  rc = bf_error_writing(rc, final);
 done:
   free(tmp);
   free(allcnt);
@@ -657,7 +655,8 @@ int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool 
   for (int i = 0; i < nr + ni && rc == BF_SUCCESS; ++i) {
     const char *nm = i < nr ? rn[i] : in[i - nr];
     bool bad = !nm[0] || strlen(nm) >= PIO_MAX_NAME;
-    for (const char *c = nm; *c && !bad; ++c) bad = *c == ' ' || *c == '\t' || *c == '\n' || *c == '\r';
+    for (const char *c = nm; *c && !bad; ++c) bad = strchr(" \t\n\r\v\f", *c) != NULL;
+    bad = bad || bf_name_has_edge_space(nm); /* yt strip()s each name line (U+00A0 and the like too) */
     if (bad)
       rc = bf_error_set(BF_ERROR_VALUE, __func__,
                         "component name '%.100s' cannot be written (empty, too long or with blanks)", nm);
@@ -1096,7 +1095,10 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
   memset(&h, 0, sizeof h);
   readgrid *grids = NULL;
   int64_t ngr = 0, capgr = 0;
-  if ((rc = join(pdir, dir, name)) == BF_SUCCESS && (rc = join(path, pdir, "Header")) == BF_SUCCESS &&
+  struct stat st0, st1; /* the directory read: a writer replacing it meanwhile (a rename) makes a new one */
+  bool known = false;
+  if ((rc = join(pdir, dir, name)) == BF_SUCCESS) known = stat(pdir, &st0) == 0;
+  if (rc == BF_SUCCESS && (rc = join(path, pdir, "Header")) == BF_SUCCESS &&
       (rc = read_text(path, &text, &len)) == BF_SUCCESS) {
     rc = parse_header(path, text, &h);
     free(text);
@@ -1163,6 +1165,8 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
     }
     free(used);
   }
+  if (rc == BF_SUCCESS && known && (stat(pdir, &st1) != 0 || st1.st_dev != st0.st_dev || st1.st_ino != st0.st_ino))
+    rc = bf_error_set(BF_ERROR_IO, __func__, "%.300s was replaced (written again) while it was being read", pdir);
   /* nothing changes anywhere unless every rank read and checked its part */
   if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) {
     for (int64_t i = 0; i < ngr && rc == BF_SUCCESS; ++i) rc = add_grid(pc, &h, &grids[i]);

@@ -364,6 +364,40 @@ int bf_pf_write_mf_header(const bf_multifab *mf, bool grown, const char *const *
   return err;
 }
 
+/* AMReX's name for the plotfile it moves aside, "<name>.old.<unique>", into old (size bytes), one that does
+ * not exist yet.  When that is longer than the file system takes (a name near NAME_MAX), the name's last
+ * part is cut, at a character boundary, to leave the result no longer than the name itself: every name that
+ * can be written can be moved aside.  0, or -1 with errno set. */
+static int pf_old_name(const char *final, char *old, size_t size) {
+  const char *slash = strrchr(final, '/');
+  size_t b = slash ? (size_t)(slash - final) + 1 : 0, len = strlen(final);
+  bool cut = false;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    struct timeval tv;
+    char suffix[64];
+    gettimeofday(&tv, NULL);
+    if (attempt)
+      snprintf(suffix, sizeof suffix, ".old.%ld%06ld_%d", (long)tv.tv_sec, (long)tv.tv_usec, attempt);
+    else
+      snprintf(suffix, sizeof suffix, ".old.%ld%06ld", (long)tv.tv_sec, (long)tv.tv_usec);
+    size_t keep = len, sl = strlen(suffix);
+    if (cut) {
+      keep = len - b > sl ? len - sl : b + 1;
+      while (keep > b + 1 && ((unsigned char)final[keep] & 0xc0) == 0x80) --keep; /* not inside a character */
+    }
+    snprintf(old, size, "%.*s%s", (int)keep, final, suffix);
+    struct stat st;
+    if (lstat(old, &st) == 0) continue; /* taken */
+    if (errno == ENAMETOOLONG && !cut) {
+      cut = true, --attempt;
+      continue;
+    }
+    return errno == ENOENT ? 0 : -1;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
 /* ---- the whole plotfile -------------------------------------------------------------- */
 /* The I/O rank's part: the directories, Header and job_info. */
 static int pf_fill_io(const char *tmp, int nlevels, const bf_multifab *const *mfs, int nvars,
@@ -456,13 +490,17 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
   int precision = opt ? opt->precision : BF_DTYPE_DOUBLE;
   BF_CHECK(precision == BF_DTYPE_DOUBLE || precision == BF_DTYPE_FLOAT, BF_ERROR_VALUE,
            "precision must be double or float, got dtype %d", precision);
-  BF_CALL(pf_check_name(version, "versionName", true, true));
+  BF_CALL(pf_check_name(version, "versionName", true, false));
+  /* the Header's first token (AMReX reads it with >>): empty or with a blank, the Header could not be read */
+  BF_CHECK(!strpbrk(version, " \t\v\f") && !bf_name_has_edge_space(version), BF_ERROR_VALUE,
+           "versionName must not hold a blank: '%s'", version);
   BF_CALL(pf_check_name(lp, "levelPrefix", false, false));
   BF_CALL(pf_check_name(mp, "mfPrefix", false, false));
   /* the Header names each level's data "<levelPrefix>L/<mfPrefix>" and Cell_H its files as one
-   * whitespace-separated token each (AMReX reads them with >>): a blank made an unreadable plotfile */
-  BF_CHECK(!strpbrk(lp, " \t\v\f"), BF_ERROR_VALUE, "levelPrefix must not hold a blank: '%s'", lp);
-  BF_CHECK(!strpbrk(mp, " \t\v\f"), BF_ERROR_VALUE, "mfPrefix must not hold a blank: '%s'", mp);
+   * whitespace-separated token each (AMReX reads them with >>, yt split()s the FabOnDisk lines at any
+   * Unicode blank): a blank made an unreadable plotfile */
+  BF_CHECK(!bf_name_has_any_space(lp), BF_ERROR_VALUE, "levelPrefix must not hold a blank: '%s'", lp);
+  BF_CHECK(!bf_name_has_any_space(mp), BF_ERROR_VALUE, "mfPrefix must not hold a blank: '%s'", mp);
   BF_CHECK(strlen(lp) < 300, BF_ERROR_VALUE, "levelPrefix is too long");
   BF_CHECK(strcmp(lp, "Header") && strcmp(lp, "job_info"), BF_ERROR_VALUE, "levelPrefix '%s' is a reserved name", lp);
   if (opt && opt->n_extra_dirs) {
@@ -473,7 +511,13 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
                "extra directory name '%s' is not allowed", opt->extra_dirs[e]);
     }
   }
-  for (int i = 0; i < nvars; ++i) BF_CALL(pf_check_name(varnames[i], "a variable name", true, false));
+  /* each name is one line of the Header, read back with its blanks at either end stripped (AMReX's
+   * PlotFileData trims " \t", yt strip()s): such a name would come back changed */
+  for (int i = 0; i < nvars; ++i) {
+    BF_CALL(pf_check_name(varnames[i], "a variable name", true, false));
+    BF_CHECK(!bf_name_has_edge_space(varnames[i]), BF_ERROR_VALUE,
+             "variable name %d '%s' begins or ends with a blank, which readers of the Header strip", i, varnames[i]);
+  }
   int dim = geoms[0].dim;
   BF_CHECK_DIM(dim);
   for (int l = 0; l < nlevels; ++l) {
@@ -495,13 +539,22 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
                                   ref_ratios[l].dim);
   }
 
-  /* a temporary sibling directory: "<parent>/.<base>.tmp.<unique>", made by the I/O rank (0) and renamed by
-   * it once every rank has written its part; every step's outcome is agreed by all ranks */
+  /* a temporary sibling directory: "<parent>/.bftmp.<unique>", made by the I/O rank (0) after the missing
+   * parent folders (AMReX's PreBuildDirectorHierarchy: mkdir -p) and renamed by it once every rank has
+   * written its part; every step's outcome is agreed by all ranks */
   const struct bf_comm *c = bf_pf_comm_of_mf(mfs[0]);
   bool io = bf_comm_rank(c) == 0;
   size_t len = strlen(name);
   while (len > 1 && name[len - 1] == '/') --len;
+  {
+    size_t b = len;
+    while (b > 0 && name[b - 1] != '/') --b;
+    size_t blen = len - b;
+    BF_CHECK(blen > 0 && !(blen == 1 && name[b] == '.') && !(blen == 2 && name[b] == '.' && name[b + 1] == '.'),
+             BF_ERROR_VALUE, "the plotfile name '%s' names no new folder (it ends in '/', '.' or '..')", name);
+  }
   char *final = malloc(len + 1), *tmp = NULL, *old = malloc(len + 64), *tname = calloc(1, len + 64);
+  bf_made_dirs made = {0};
   int err = BF_SUCCESS;
   bool moved = false;
   if (!final || !old || !tname) err = bf_error_set(BF_ERROR_MEMORY, "write_plotfile", "out of memory");
@@ -509,37 +562,54 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
   memcpy(final, name, len);
   final[len] = '\0';
   if (io) {
-    if (!(tmp = bf_make_sibling(final, true)))
+    struct stat st;
+    char *where = NULL;
+    if (bf_make_parents(final, &made, &where) != 0)
+      err = bf_error_set(BF_ERROR_IO, "write_plotfile", "cannot create the folder '%s' for '%s': %s",
+                         where ? where : final, final, strerror(errno));
+    else if (lstat(final, &st) != 0 && errno != ENOENT) /* a name too long, a folder that cannot be searched */
+      err = pf_io_error("write", final, errno);
+    else if (!(tmp = bf_make_sibling(final, true)))
       err = bf_error_set(BF_ERROR_IO, "write_plotfile", "cannot create a directory beside '%s': %s", final,
                          strerror(errno));
     else
       snprintf(tname, len + 64, "%s", tmp);
+    free(where);
   }
-  if ((err = bf_comm_agree(c, err))) goto done;
+  if ((err = bf_comm_agree(c, err))) goto io_cleanup;
   if ((err = bf_comm_agree(c, bf_comm_bcast(c, tname, len + 64, 0)))) goto io_cleanup;
   err = pf_fill(c, tname, nlevels, mfs, nvars, varnames, geoms, time, level_steps, ref_ratios, version, lp, mp,
                 opt, precision);
   if (!err && io) {
     struct stat st;
+    bool installed = false;
     if (lstat(final, &st) == 0) { /* AMReX: move the existing one to <name>.old.<unique> */
-      for (int attempt = 0;; ++attempt) {
-        struct timeval tv;
-        gettimeofday(&tv, NULL);
-        snprintf(old, len + 64, "%s.old.%ld%06ld%s", final, (long)tv.tv_sec, (long)tv.tv_usec,
-                 attempt ? "x" : "");
-        if (lstat(old, &st) != 0) break;
-        if (attempt > 1000) break;
+      if (pf_old_name(final, old, len + 64) != 0) {
+        err = pf_io_error("move aside the existing", final, errno);
+      } else if (bf_rename_exchange(tmp, final) == 0) { /* the name never stops naming a plotfile */
+        if (rename(tmp, old) == 0) {
+          installed = true;
+        } else {
+          int e = errno;
+          (void)bf_rename_exchange(tmp, final); /* the previous one back; the new one is removed below */
+          err = pf_io_error("move aside the existing", final, e);
+        }
+      } else if (!bf_exchange_unsupported(errno)) {
+        err = pf_io_error("replace the existing", final, errno);
+      } else if (rename(final, old) != 0) { /* no exchange here: in two steps */
+        err = pf_io_error("move aside the existing", final, errno);
+      } else {
+        moved = true;
       }
-      if (rename(final, old) != 0) err = pf_io_error("move aside the existing", final, errno);
-      else moved = true;
     }
-    if (!err && rename(tmp, final) != 0) {
+    if (!err && !installed && rename(tmp, final) != 0) {
       err = pf_io_error("rename the finished plotfile to", final, errno);
       if (moved) (void)rename(old, final); /* the previous plotfile back under its name */
     }
-    if (!err && bf_sync_parent(final) != 0) /* the renames on the disk too */
-      err = bf_error_set(BF_ERROR_IO, "write_plotfile", "wrote '%s' but cannot flush its directory to the disk: %s",
-                         final, strerror(errno));
+    for (int i = made.n; !err && i >= 0; --i) /* the renames, and the folders made, on the disk too */
+      if (bf_sync_parent(i == made.n ? final : made.dirs[i]) != 0)
+        err = bf_error_set(BF_ERROR_IO, "write_plotfile",
+                           "wrote '%s' but cannot flush its directory to the disk: %s", final, strerror(errno));
   }
 io_cleanup:
   /* every rank is done with the temporary directory (pf_fill ends with an agreement) */
@@ -547,7 +617,10 @@ io_cleanup:
     struct stat st;
     if (lstat(tmp, &st) == 0) pf_remove_tree(tmp);
   }
-  err = bf_comm_agree(c, err);
+  if (err) /* the folders made for it go too (only those still empty) */
+    bf_unmake_dirs(&made);
+  bf_made_dirs_clear(&made);
+  err = bf_error_writing(bf_comm_agree(c, err), final);
 done:
   free(final), free(tmp), free(old), free(tname);
   return err;

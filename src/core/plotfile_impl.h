@@ -59,7 +59,7 @@ struct bf_comm;
 /* The communicator of mf's runtime instance. */
 const struct bf_comm *bf_pf_comm_of_mf(const bf_multifab *mf);
 
-/* "<dir>/<base>_D_<k, 5 digits>", or with a tag "<dir>/.<base>_D_<k>.tmp.<tag>" (malloc'd; NULL: no memory). */
+/* "<dir>/<base>_D_<k, 5 digits>", or with a tag "<dir>/.bftmp.<tag>_D_<k>" (malloc'd; NULL: no memory). */
 char *bf_pf_data_path(const char *dir, const char *base, int k, const char *tag);
 
 /* Collective over mf's ranks: every rank writes its FABs into its data file in `dir` (named as

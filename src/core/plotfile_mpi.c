@@ -99,13 +99,14 @@ void bf_pf_layout_clear(bf_pf_layout *L) {
   memset(L, 0, sizeof *L);
 }
 
-/* Path of data file k: "<dir>/<base>_D_<k>" or, with a tag, the temporary "<dir>/.<base>_D_<k>.tmp.<tag>". */
+/* Path of data file k: "<dir>/<base>_D_<k>" or, with a tag, the temporary "<dir>/.bftmp.<tag>_D_<k>" (its
+ * length does not grow with the base name's: a legal final name always has a temporary one). */
 char *bf_pf_data_path(const char *dir, const char *base, int k, const char *tag) {
   size_t n = strlen(dir) + strlen(base) + (tag ? strlen(tag) : 0) + 48;
   char *s = malloc(n);
   if (!s) return NULL;
   if (tag)
-    snprintf(s, n, "%s/.%s_D_%05d.tmp.%s", dir, base, k, tag);
+    snprintf(s, n, "%s/.bftmp.%s_D_%05d", dir, tag, k);
   else
     snprintf(s, n, "%s/%s_D_%05d", dir, base, k);
   return s;
@@ -224,6 +225,11 @@ write_done:
       else
         err = pm_write_my_fabs(mf, mypath, lay.prev[me] < 0, rank_start[me], precision, grown, who, mm,
                                mm + (size_t)(nlocal ? nlocal : 1) * (size_t)ncomp);
+      if (err && tag) { /* the message names the data file it was written for, not only its temporary name */
+        char *shown = bf_pf_data_path(dir, base, myfile, NULL);
+        if (shown) err = bf_error_writing(err, shown);
+        free(shown);
+      }
     }
     /* always hand the token on, even after a failure: nobody waits forever */
     tok_out = err ? 1 : 0;

@@ -28,9 +28,12 @@
 #define PFR_MAX_NAME 4096
 
 typedef bf_pf_mfhdr pfr_level;
+static int pfr_same_plotfile(const struct bf_plotfile_data *p);
 
 struct bf_plotfile_data {
   char *path;
+  dev_t dev; /* the plotfile directory opened: a writer that replaces it makes a new one */
+  ino_t ino;
   int dim, ncomp, finest, coord;
   double time;
   char **names;
@@ -524,7 +527,15 @@ int bf_plotfile_data_open(const char *path, bf_plotfile_data **out) {
     free(p);
     BF_ERROR(BF_ERROR_MEMORY, "out of memory");
   }
-  int err = pfr_header(p);
+  struct stat st;
+  int err = BF_SUCCESS;
+  if (stat(path, &st) != 0) {
+    err = bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s/Header': %s", path, strerror(errno));
+  } else {
+    p->dev = st.st_dev, p->ino = st.st_ino;
+    err = pfr_header(p);
+    if (!err) err = pfr_same_plotfile(p); /* not replaced while its headers were read */
+  }
   if (err) {
     bf_plotfile_data_destroy(&p);
     return err;
@@ -617,18 +628,71 @@ static bool pfr_host_little(void) {
   return c == 1;
 }
 
-int bf_pf_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out,
-                        const bf_mf_fab *dst, double *host) {
+/* The data files one read has open: each FAB is read from the file opened for the first FAB of that name,
+ * and a file opened again (FABs of several files interleave) must be the same one (device and inode), so
+ * that a writer replacing a data file during the read (VisMF.Write of the same name) cannot mix FABs of two
+ * checkpoints into one MultiFab without an error. */
+typedef struct {
+  FILE *f; /* the open one, named by L->fab_file[cur] */
+  int cur;
+  struct stat st;
+  int n, cap;
+  const char **path;
+  dev_t *dev;
+  ino_t *ino;
+} pfr_files;
+
+static void pfr_files_close(pfr_files *F) {
+  if (F->f) fclose(F->f);
+  free(F->path), free(F->dev), free(F->ino);
+  memset(F, 0, sizeof *F);
+}
+
+static int pfr_files_open(pfr_files *F, const bf_pf_mfhdr *L, int i) {
   const char *file = L->fab_file[i];
+  if (F->f && !strcmp(L->fab_file[F->cur], file)) return BF_SUCCESS;
+  if (F->f) fclose(F->f), F->f = NULL;
   FILE *f = bf_fopen_rb(file);
   if (!f) return bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s': %s", file, strerror(errno));
+  if (fstat(fileno(f), &F->st) != 0 || !S_ISREG(F->st.st_mode)) {
+    fclose(f);
+    return bf_error_set(BF_ERROR_IO, "PlotFileData", "'%s' is not a regular file", file);
+  }
+  for (int k = F->n - 1; k >= 0; --k)
+    if (!strcmp(F->path[k], file)) {
+      if (F->dev[k] != F->st.st_dev || F->ino[k] != F->st.st_ino) {
+        fclose(f);
+        return bf_error_set(BF_ERROR_IO, "PlotFileData", "'%s' was replaced while it was being read", file);
+      }
+      F->f = f, F->cur = i;
+      return BF_SUCCESS;
+    }
+  if (F->n == F->cap) {
+    int cap = F->cap ? 2 * F->cap : 8;
+    const char **p = realloc(F->path, (size_t)cap * sizeof *p);
+    if (p) F->path = p;
+    dev_t *d = p ? realloc(F->dev, (size_t)cap * sizeof *d) : NULL;
+    if (d) F->dev = d;
+    ino_t *o = d ? realloc(F->ino, (size_t)cap * sizeof *o) : NULL;
+    if (!o) {
+      fclose(f);
+      BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+    }
+    F->ino = o, F->cap = cap;
+  }
+  F->path[F->n] = file, F->dev[F->n] = F->st.st_dev, F->ino[F->n] = F->st.st_ino, ++F->n;
+  F->f = f, F->cur = i;
+  return BF_SUCCESS;
+}
+
+static int pfr_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out, const bf_mf_fab *dst, double *host,
+                        pfr_files *F) {
+  const char *file = L->fab_file[i];
+  BF_CALL(pfr_files_open(F, L, i));
+  FILE *f = F->f;
   int err = BF_SUCCESS;
   unsigned char *buf = NULL;
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    err = bf_error_set(BF_ERROR_IO, "PlotFileData", "'%s' is not a regular file", file);
-    goto done;
-  }
+  const struct stat st = F->st;
   if (L->fab_offset[i] >= (int64_t)st.st_size || fseeko(f, (off_t)L->fab_offset[i], SEEK_SET) != 0) {
     err = bf_error_set(BF_ERROR_VALUE, "PlotFileData", "'%s': FAB %d starts at %lld, past the end (%lld bytes)",
                        file, i, (long long)L->fab_offset[i], (long long)st.st_size);
@@ -721,7 +785,13 @@ int bf_pf_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out,
   }
 done:
   free(buf);
-  fclose(f);
+  return err;
+}
+
+int bf_pf_read_fab(const bf_pf_mfhdr *L, int i, int comp, int ncomp_out, const bf_mf_fab *dst, double *host) {
+  pfr_files F = {0};
+  int err = pfr_read_fab(L, i, comp, ncomp_out, dst, host, &F);
+  pfr_files_close(&F);
   return err;
 }
 
@@ -757,6 +827,7 @@ int bf_pf_read_local_fabs(const bf_pf_mfhdr *L, int comp, bf_multifab *mf, const
   int nc = bf_multifab_ncomp(mf), err = BF_SUCCESS;
   bool host = bf_arena_is_host_accessible(bf_multifab_arena(mf));
   double *stage = NULL;
+  pfr_files F = {0};
   for (int64_t li = 0; !err && li < bf_multifab_nlocal(mf); ++li) {
     bf_mf_fab f;
     if ((err = bf_multifab_local_fab(mf, li, &f))) break;
@@ -772,11 +843,25 @@ int bf_pf_read_local_fabs(const bf_pf_mfhdr *L, int comp, bf_multifab *mf, const
       if ((err = bf_gpu_memcpy(stage, f.data, bytes))) break;
       dst = stage;
     }
-    err = bf_pf_read_fab(L, (int)f.index, comp, nc, &f, dst);
+    err = pfr_read_fab(L, (int)f.index, comp, nc, &f, dst, &F);
     if (!err && !host) err = bf_gpu_memcpy(f.data, stage, bytes);
   }
+  pfr_files_close(&F);
   free(stage);
   return err;
+}
+
+/* The headers were parsed from the directory now at p->path (not one written there since: a writer renames a
+ * new directory into place, so the data files under the name would belong to other headers -- other boxes,
+ * offsets, variables -- and could read as wrong values without an error). */
+static int pfr_same_plotfile(const bf_plotfile_data *p) {
+  struct stat st;
+  if (stat(p->path, &st) != 0)
+    return bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s': %s", p->path, strerror(errno));
+  if (st.st_dev != p->dev || st.st_ino != p->ino)
+    return bf_error_set(BF_ERROR_IO, "PlotFileData",
+                        "the plotfile '%s' was replaced (written again) after it was opened: open it again", p->path);
+  return BF_SUCCESS;
 }
 
 int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_multifab **out) {
@@ -785,11 +870,13 @@ int bf_plotfile_data_get(const bf_plotfile_data *p, int level, int comp, bf_mult
   BF_CHECK(comp >= -1 && comp < p->ncomp, BF_ERROR_INDEX, "component %d is outside [0, %d)", comp, p->ncomp);
   const pfr_level *L = &p->lev[level];
   int nc = comp >= 0 ? 1 : p->ncomp;
+  BF_CALL(pfr_same_plotfile(p));
   BF_CALL(pfr_check_sizes(L));
   bf_multifab *mf = NULL;
   BF_CALL(bf_multifab_create(L->ba, L->dm, nc, L->ngrow, BF_DTYPE_DOUBLE, NULL, true, &mf));
   int err = bf_multifab_set_val_all(mf, 0.0);
   if (!err) err = bf_pf_read_local_fabs(L, comp, mf, "PlotFileData");
+  if (!err) err = pfr_same_plotfile(p); /* replaced while its data was read: some FABs may be the new ones */
   err = bf_comm_agree(bf_pf_comm_of_mf(mf), err); /* each rank read its own boxes: one failure fails all */
   if (err) {
     bf_multifab_destroy(&mf);

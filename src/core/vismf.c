@@ -40,7 +40,7 @@ static int vm_check_name(const char *name) {
   return BF_SUCCESS;
 }
 
-/* A temporary sibling of `final`: "<dir>/.<base>.tmp.<unique>", created empty (mode 0666 less the umask). */
+/* A temporary sibling of `final`: "<dir>/.bftmp.<unique>", created empty (mode 0666 less the umask). */
 static int vm_tmpfile(const char *final, char **out) {
   char *tmp = bf_make_sibling(final, false);
   if (!tmp)
@@ -49,7 +49,9 @@ static int vm_tmpfile(const char *final, char **out) {
   return BF_SUCCESS;
 }
 
-/* Move an existing `final` to a new temporary sibling (*aside; NULL when there is none). */
+/* Move an existing `final` to a new temporary sibling (*aside; NULL when there is none).  (Moved, not kept
+ * under a second link: the header must be gone from its name while the data files are replaced, so that a
+ * process killed then leaves no header naming the wrong data.) */
 static int vm_aside(const char *final, char **aside) {
   *aside = NULL;
   BF_CALL(vm_tmpfile(final, aside));
@@ -69,7 +71,7 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
            bf_dtype_name(bf_multifab_dtype(mf)));
   BF_CHECK(bf_multifab_is_allocated(mf), BF_ERROR_RUNTIME, "the MultiFab holds no data");
   /* Across the ranks of mf's instance (plotfile_mpi.c): every rank writes its FABs into a temporary data file
-   * ".<base>_D_<k>.tmp.<tag>" (AMReX's NFiles numbering: <base>_D_<rank> up to 256 ranks), rank 0 the header
+   * ".bftmp.<tag>_D_<k>" (AMReX's NFiles numbering: <base>_D_<rank> up to 256 ranks), rank 0 the header
    * into a temporary sibling; every step's outcome is agreed by all ranks. */
   const struct bf_comm *c = bf_pf_comm_of_mf(mf);
   int me = bf_comm_rank(c);
@@ -94,12 +96,20 @@ int bf_vismf_write(const bf_multifab *mf, const char *name) {
   }
   if (!err && io) {
     struct stat st;
-    char *d0 = bf_pf_data_path(dir, base, 0, NULL);
-    if (!d0)
+    /* the final names can be made (not too long, a folder that can be searched) before anything is written:
+     * the header, the first data file and the one of the last rank (the most digits; AMReX's sparse mode) */
+    char *d0 = bf_pf_data_path(dir, base, 0, NULL), *dn = bf_pf_data_path(dir, base, bf_comm_size(c) - 1, NULL);
+    if (!d0 || !dn)
       err = bf_error_set(BF_ERROR_MEMORY, "VisMF::Write", "out of memory");
     else if (lstat(d0, &st) == 0 && S_ISDIR(st.st_mode))
       err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': it is a directory", d0);
-    free(d0);
+    else if (lstat(hfinal, &st) != 0 && errno != ENOENT)
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': %s", hfinal, strerror(errno));
+    else if (lstat(d0, &st) != 0 && errno != ENOENT)
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': %s", d0, strerror(errno));
+    else if (lstat(dn, &st) != 0 && errno != ENOENT)
+      err = bf_error_set(BF_ERROR_IO, "VisMF::Write", "cannot write '%s': %s", dn, strerror(errno));
+    free(d0), free(dn);
     if (!err) err = vm_tmpfile(hfinal, &htmp);
     if (!err) { /* the data files' temporary names share the header's unique suffix */
       const char *u = strrchr(htmp, '.');
@@ -167,7 +177,7 @@ done:
   if (haside) unlink(haside);
   if (daside) unlink(daside);
   free(dtmp), free(dfinal), free(htmp), free(haside), free(daside), free(hfinal), free(dir);
-  return err;
+  return bf_error_writing(err, name);
 }
 
 static int vm_open(const char *name, int dim, bf_pf_mfhdr *L) {

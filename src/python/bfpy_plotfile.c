@@ -247,7 +247,9 @@ static PyMethodDef plotfile_functions[] = {
      "time: float, level_step: int, versionName: str = 'HyperCLaw-V1.1', levelPrefix: str = 'Level_', "
      "mfPrefix: str = 'Cell', extra_dirs: Vector_string = []) -> None\n\n"
      "Write an AMReX plotfile directory (valid cells only), atomically: a temporary directory beside it is "
-     "renamed into place; an existing one is moved to <name>.old.<unique>.  OSError when it cannot be written."},
+     "renamed into place; an existing one is moved to <name>.old.<unique>; missing parent folders are made "
+     "(mkdir -p).  ValueError for a variable name that would not read back (empty, a line break, a blank at "
+     "either end); OSError when it cannot be written."},
     {"write_multi_level_plotfile", (PyCFunction)(void (*)(void))pf_write_multi, METH_FASTCALL | METH_KEYWORDS,
      "write_multi_level_plotfile(plotfilename: str, nlevels: int, mf: list[MultiFab], varnames: Vector_string, "
      "geom: list[Geometry], time: float, level_steps: list[int], ref_ratio: list[IntVect], "

@@ -16,7 +16,15 @@ PyObject *bfpy_raise(int status) {
   default: exc = PyExc_RuntimeError; break;
   }
   const char *msg = bf_error_message();
-  PyErr_SetString(exc, msg && msg[0] ? msg : "boxfab: unknown error");
+  if (!msg || !msg[0]) msg = "boxfab: unknown error";
+  /* The message may quote bytes that are not UTF-8 (a hostile file's text, a path given as bytes) or end
+   * inside a character (cut at the buffer's size): PyErr_SetString then raised UnicodeDecodeError instead
+   * of the error (an OSError became a ValueError).  Such bytes show as \xNN. */
+  PyObject *text = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "backslashreplace");
+  if (text) {
+    PyErr_SetObject(exc, text);
+    Py_DECREF(text);
+  }
   bf_error_clear();
   return NULL;
 }

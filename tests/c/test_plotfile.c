@@ -140,9 +140,34 @@ static void test_replace_and_errors(void) {
   BFT_FAILS(bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL), BF_ERROR_IO);
   bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL);
   BFT_CHECK(strstr(bf_error_message(), "regular/plt") != NULL);
-  snprintf(path, sizeof path, "%s/missing/plt", g_root);
-  BFT_FAILS(bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL), BF_ERROR_IO);
   BFT_CHECK(count_entries(g_root, ".") == 2); /* only . and .. : no temporary left behind */
+  /* missing parents are made (AMReX's mkdir -p, mode 0755 less the umask) */
+  mode_t um = umask(022);
+  snprintf(path, sizeof path, "%s/missing/deeper/plt", g_root);
+  BFT_OK(bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL));
+  snprintf(file, sizeof file, "%s/missing/deeper/plt/Header", g_root);
+  BFT_CHECK(access(file, F_OK) == 0);
+  struct stat st;
+  snprintf(file, sizeof file, "%s/missing", g_root);
+  BFT_CHECK(stat(file, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0755);
+  umask(um);
+  /* a name that cannot be made (256 bytes): BF_ERROR_IO, and the parents it made are gone again */
+  int k = snprintf(path, sizeof path, "%s/gone/", g_root);
+  memset(path + k, 'q', 256);
+  path[k + 256] = '\0';
+  BFT_FAILS(bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL), BF_ERROR_IO);
+  snprintf(file, sizeof file, "%s/gone", g_root);
+  BFT_CHECK(access(file, F_OK) != 0);
+  /* 255 bytes: written, and again (the previous one moved aside under a name of at most 255 bytes) */
+  path[k + 255] = '\0';
+  BFT_OK(bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL));
+  BFT_OK(bf_write_single_level_plotfile(path, mf, 2, names, &g, 0.5, 3, NULL));
+  BFT_CHECK(count_entries(file, "q") == 2 && count_entries(file, ".") == 2);
+  /* a variable name with a blank at either end would not read back: refused */
+  const char *edge[2] = {"a", " b"};
+  snprintf(path, sizeof path, "%s/edge", g_root);
+  BFT_FAILS(bf_write_single_level_plotfile(path, mf, 2, edge, &g, 0.5, 3, NULL), BF_ERROR_VALUE);
+  BFT_CHECK(access(path, F_OK) != 0);
   /* argument errors */
   snprintf(path, sizeof path, "%s/bad", g_root);
   const char *one[1] = {"a"}, *nl[2] = {"a", "b\n"};

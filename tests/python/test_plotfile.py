@@ -4,6 +4,7 @@ atomically (a temporary sibling renamed into place; an existing directory moved 
 fail with OSError naming the path."""
 import filecmp
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -264,8 +265,10 @@ def test_io_errors_name_the_path(tmp_path):
     regular.write_text("x")
     with pytest.raises(OSError, match=str(regular)):
         amr.write_single_level_plotfile(str(regular / "plt"), mf, ["rho", "temp"], geom, 1.5, 7)
-    with pytest.raises(OSError, match="nonexistent"):
-        amr.write_single_level_plotfile(str(tmp_path / "nonexistent/plt"), mf, ["rho", "temp"], geom, 1.5, 7)
+    # missing parent folders are made, as AMReX's PreBuildDirectorHierarchy does (test_plotfile_paths.py)
+    amr.write_single_level_plotfile(str(tmp_path / "nonexistent/plt"), mf, ["rho", "temp"], geom, 1.5, 7)
+    assert os.listdir(tmp_path / "nonexistent") == ["plt"]
+    shutil.rmtree(tmp_path / "nonexistent")
     if os.geteuid() != 0:
         ro = tmp_path / "ro"
         ro.mkdir()
@@ -327,7 +330,7 @@ def test_sigkill_never_leaves_a_partial_plotfile(tmp_path):
             if name == "plt" or name.startswith("plt.old."):
                 assert complete(full), (trial, name, listing(full))
             else:
-                assert name.startswith(".plt.tmp."), name    # an abandoned temporary: not the plotfile
+                assert name.startswith(".bftmp."), name    # an abandoned temporary: not the plotfile
 
 
 # ---- PlotFileData ---------------------------------------------------------------------------------
