@@ -1,6 +1,7 @@
 /* The particle container: levels, slots, components, tiles, counts (see
  * include/boxfab/particles.h and particles_impl.h). */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,62 @@ int bf_pc_slot_level(const bf_pc *pc, int64_t slot) {
   return -1;
 }
 
+/* Define keeps the particles, as AMReX's does (its tiles stay; the next Redistribute moves them onto
+ * the new grids): the particles of old level l (neighbour copies excluded) go, in slot order, to the
+ * first local tile of new level min(l, nlev - 1) of `tmp` (made here), or to the outbox on a process
+ * without grids of that level (*outbox: pc's, or a new one).  Everything is reserved before the first
+ * copy; on failure pc is as it was (tmp's new tiles are the caller's to free). */
+static int keep_particles(bf_pc *pc, bf_pc *tmp, bf_ptile **outbox) {
+  int64_t want[BF_PC_MAX_LEVELS] = {0}, to_out = 0;
+  for (int l = 0; l < pc->nlev; ++l) {
+    const pc_level *L = &pc->lev[l];
+    int nl = l < tmp->nlev ? l : tmp->nlev - 1;
+    for (int64_t s = 0; s < L->nslots; ++s) {
+      const bf_ptile *t = pc->slots[L->base + s];
+      if (!t) continue;
+      BF_CALL(bf_ptile_check_consistent(t));
+      int64_t n = bf_ptile_size(t) - bf_ptile_num_neighbors(t);
+      if (n <= 0) continue;
+      if (tmp->lev[nl].nslots > 0) want[nl] += n;
+      else to_out += n;
+    }
+  }
+  bf_ptile *box = *outbox;
+  int64_t box0 = box ? bf_ptile_size(box) : 0;
+  bool made_box = false;
+  int st = BF_SUCCESS;
+  for (int nl = 0; nl < tmp->nlev && !st; ++nl) {
+    if (want[nl] == 0) continue;
+    bf_ptile **d = &tmp->slots[tmp->lev[nl].base];
+    st = bf_pc_new_tile(pc, d);
+    if (!st) st = bf_ptile_reserve(*d, want[nl]);
+  }
+  if (!st && to_out > 0) {
+    if (!box) {
+      st = bf_pc_new_tile(pc, &box);
+      made_box = st == BF_SUCCESS;
+    }
+    if (!st) st = bf_ptile_reserve(box, box0 + to_out);
+  }
+  for (int l = 0; l < pc->nlev && !st; ++l) {
+    const pc_level *L = &pc->lev[l];
+    int nl = l < tmp->nlev ? l : tmp->nlev - 1;
+    bf_ptile *d = tmp->lev[nl].nslots > 0 ? tmp->slots[tmp->lev[nl].base] : box;
+    for (int64_t s = 0; s < L->nslots && !st; ++s) {
+      const bf_ptile *t = pc->slots[L->base + s];
+      int64_t n = t ? bf_ptile_size(t) - bf_ptile_num_neighbors(t) : 0;
+      if (n > 0) st = bf_ptile_append_n(d, t, n); /* reserved: only a device copy can fail */
+    }
+  }
+  if (st) {
+    if (made_box) bf_ptile_destroy(&box);
+    else if (box) (void)bf_ptile_resize(box, box0); /* shrinking: cannot fail */
+    return st;
+  }
+  *outbox = box;
+  return BF_SUCCESS;
+}
+
 int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *const *bas, bf_distmap *const *dms,
                  const int *ref_ratio) {
   BF_CALL(bf_pc_check(pc));
@@ -374,7 +431,11 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
       tmp.lev[l].ratio[d] = (l + 1 < nlev && d < dim) ? ref_ratio[l * dim + d] : 1;
   }
   int st = bf_pc_build_slots(&tmp);
+  bf_ptile *outbox = pc->outbox;
+  if (!st) st = keep_particles(pc, &tmp, &outbox);
   if (st) {
+    for (int64_t s = 0; s < tmp.nslots; ++s)
+      bf_ptile_destroy(&tmp.slots[s]);
     bf_pc_free_levels(&tmp);
     free(tmp.slots);
     free(tmp.virt_rank);
@@ -382,7 +443,7 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
   }
   for (int64_t s = 0; s < pc->nslots; ++s)
     bf_ptile_destroy(&pc->slots[s]);
-  bf_ptile_destroy(&pc->outbox);
+  pc->outbox = outbox;
   free(pc->slots);
   free(pc->virt_rank);
   pc->virt_rank = tmp.virt_rank;
@@ -670,23 +731,17 @@ bool bf_pc_needs_host(const bf_pc *pc) {
 int bf_pc_mirror(const bf_pc *pc, bf_pc **out) {
   bf_pc *h = NULL;
   BF_CALL(bf_pc_create(&pc->layout, bf_arena_get(BF_ARENA_CPU), &h));
-  int st = BF_SUCCESS;
   h->family = pc->family;
   h->tiling = pc->tiling;
   h->tilesize = pc->tilesize;
-  /* the components and names */
-  int nrr = bf_pc_num_runtime_real_comps(pc), nri = bf_pc_num_runtime_int_comps(pc);
-  int nr0 = bf_pc_num_real_comps(pc) - nrr, ni0 = bf_pc_num_int_comps(pc) - nri;
-  for (int c = 0; !st && c < nrr; ++c)
-    st = bf_pc_add_real_comp(h, bf_pc_real_comp_name(pc, nr0 + c), true);
-  for (int c = 0; !st && c < nri; ++c)
-    st = bf_pc_add_int_comp(h, bf_pc_int_comp_name(pc, ni0 + c), true);
-  for (int c = 0; !st && c < nr0; ++c)
-    if (strcmp(bf_pc_real_comp_name(h, c), bf_pc_real_comp_name(pc, c)) != 0)
-      st = bf_pc_set_real_comp_name(h, c, bf_pc_real_comp_name(pc, c));
-  for (int c = 0; !st && c < ni0; ++c)
-    if (strcmp(bf_pc_int_comp_name(h, c), bf_pc_int_comp_name(pc, c)) != 0)
-      st = bf_pc_set_int_comp_name(h, c, bf_pc_int_comp_name(pc, c));
+  /* the components and names: a copy of the prototype (renaming one by one could meet a name that a
+   * component renamed later gives up) */
+  bf_ptile *proto = NULL;
+  int st = bf_ptile_create_like(pc->proto, h->arena, &proto);
+  if (!st) {
+    bf_ptile_destroy(&h->proto);
+    h->proto = proto;
+  }
   if (!st && pc->nlev > 0) {
     bf_geometry geoms[BF_PC_MAX_LEVELS];
     bf_boxarray *bas[BF_PC_MAX_LEVELS];
@@ -765,6 +820,80 @@ const bf_backend_particles *bf_pc_kernels(const bf_pc *pc) {
   }
   if (bf_backend_have_gpu() && bf_gpu_synchronize() != BF_SUCCESS) return NULL;
   return &bf_backend_get()->particles;
+}
+
+/* ---- positions that are not finite ---------------------------------------------------------------- */
+
+int bf_pc_tile_nonfinite(const bf_pc *pc, const bf_ptile *t, int64_t n, int64_t *index, uint64_t *idcpu,
+                         double *x) {
+  *index = -1;
+  const bf_playout *lay = &pc->layout;
+  const int dim = lay->dim;
+  if (n > bf_ptile_size(t)) n = bf_ptile_size(t);
+  if (n <= 0) return BF_SUCCESS;
+  /* host copies, a chunk at a time (any memory kind) */
+  enum { CHUNK = 1 << 14 };
+  const size_t ss = bf_playout_struct_size(lay);
+  const int64_t m = n < CHUNK ? n : CHUNK;
+  uint64_t *ids = malloc((size_t)m * sizeof *ids);
+  double *pos = malloc((size_t)m * 3 * sizeof *pos);
+  unsigned char *aos = lay->pure_soa ? NULL : malloc((size_t)m * ss);
+  int st = BF_SUCCESS;
+  if (!ids || !pos || (!lay->pure_soa && !aos)) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  for (int64_t i0 = 0; !st && i0 < n && *index < 0; i0 += m) {
+    const int64_t k = n - i0 < m ? n - i0 : m;
+    if (lay->pure_soa) {
+      st = bf_podvec_read(bf_ptile_idcpu(t), i0, k, ids);
+      for (int d = 0; !st && d < dim; ++d) st = bf_podvec_read(bf_ptile_real(t, d), i0, k, pos + (size_t)d * m);
+    } else if ((st = bf_podvec_read(bf_ptile_aos(t), i0, k, aos)) == BF_SUCCESS) {
+      for (int64_t i = 0; i < k; ++i) {
+        const unsigned char *p = aos + (size_t)i * ss;
+        memcpy(&ids[i], p + bf_playout_idcpu_offset(lay), 8);
+        for (int d = 0; d < dim; ++d) memcpy(&pos[(size_t)d * m + (size_t)i], p + 8 * (size_t)d, 8);
+      }
+    }
+    for (int64_t i = 0; !st && i < k; ++i) {
+      if (bf_idcpu_id(ids[i]) <= 0) continue; /* invalid particles are never located */
+      bool fin = true;
+      for (int d = 0; d < dim; ++d) fin = fin && isfinite(pos[(size_t)d * m + (size_t)i]);
+      if (fin) continue;
+      *index = i0 + i;
+      *idcpu = ids[i];
+      for (int d = 0; d < 3; ++d) x[d] = d < dim ? pos[(size_t)d * m + (size_t)i] : 0.0;
+      break;
+    }
+  }
+  free(ids), free(pos), free(aos);
+  return st;
+}
+
+int bf_pc_nonfinite_error(const bf_pc *pc, int64_t slot, const bf_ptile *t, const char *what, const char *outcome) {
+  int64_t i = -1;
+  uint64_t idcpu = 0;
+  double x[3] = {0, 0, 0};
+  int st = bf_pc_tile_nonfinite(pc, t, bf_ptile_size(t), &i, &idcpu, x);
+  if (st) return st;
+  char where[160];
+  int lev = slot >= 0 ? bf_pc_slot_level(pc, slot) : -1;
+  if (lev >= 0) {
+    const pc_level *L = &pc->lev[lev];
+    snprintf(where, sizeof where, "of level %d, grid %lld, tile %d", lev, (long long)L->slot_grid[slot - L->base],
+             L->slot_tile[slot - L->base]);
+  } else {
+    snprintf(where, sizeof where, "waiting to go to another process (added on a process without its grid)");
+  }
+  const int dim = pc->layout.dim;
+  if (i < 0) /* the locator saw one but the host copy does not (the memory changed meanwhile) */
+    return bf_error_set(BF_ERROR_VALUE, what, "%s: a particle %s has a position that is not finite; %s", what, where,
+                        outcome);
+  char xs[96];
+  int len = 0;
+  for (int d = 0; d < dim && len < (int)sizeof xs; ++d)
+    len += snprintf(xs + len, sizeof xs - (size_t)len, "%s%g", d ? ", " : "", x[d]);
+  return bf_error_set(BF_ERROR_VALUE, what,
+                      "%s: particle %lld %s (id %lld, cpu %d) has a position that is not finite (%s); %s (give it a "
+                      "finite position, or an id <= 0 to have redistribute remove it)",
+                      what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, outcome);
 }
 
 /* ---- counts -------------------------------------------------------------------------------------- */

@@ -488,6 +488,17 @@ static int write_dist(const bf_pc *pc, const char *dir, const char *name, bool c
       int64_t n = 0;
       rc = count_tile(pc, refs[t].ptile, &n);
       mycnt[lev] += n;
+      /* a position that is not finite: restart() refuses such a file, so nothing is written */
+      int64_t bad = -1;
+      uint64_t idcpu = 0;
+      double x[3];
+      const bf_ptile *pt = refs[t].ptile;
+      if (rc == BF_SUCCESS)
+        rc = bf_pc_tile_nonfinite(pc, pt, bf_ptile_size(pt) - bf_ptile_num_neighbors(pt), &bad, &idcpu, x);
+      if (rc == BF_SUCCESS && bad >= 0)
+        rc = bf_pc_nonfinite_error(pc, pc->lev[lev].grids[refs[t].grid].slot + refs[t].tile, pt,
+                                   checkpoint ? "checkpoint" : "write_plotfile",
+                                   "nothing was written (restart could not read it back)");
     }
     free(refs);
   }

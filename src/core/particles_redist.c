@@ -77,7 +77,7 @@ typedef struct src_tile {
   bf_ptile *tile;
   int64_t slot; /* -1: the outbox */
   int64_t n;
-  int64_t nstay, nmove, nruns, nwrap;
+  int64_t nstay, nmove, nruns, nwrap, nbad; /* nbad: valid particles whose position is not finite */
   int64_t moff; /* first mover in the mover arrays */
   int64_t woff; /* first entry in the wrap list */
   int64_t roff; /* first run in the run array */
@@ -115,7 +115,7 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
   int64_t *mincap = calloc((size_t)nsr + 1, sizeof *mincap); /* the least capacity of its vectors */
   int64_t *kof = calloc((size_t)nsr + 1, sizeof *kof);   /* its part number (sources) */
   char *flag = calloc((size_t)nsr + 1, 1);
-  int64_t *counts = xmalloc((size_t)(2 * nsr + 2) * sizeof *counts);
+  int64_t *counts = xmalloc((size_t)(2 * nsr + 3) * sizeof *counts);
   bf_ppart *tparts = xmalloc((size_t)nsr * sizeof *tparts); /* per tile of the range */
   bf_ppart *parts = xmalloc((size_t)nsr * sizeof *parts);   /* per source */
   int32_t *pslot = xmalloc((size_t)nsr * sizeof *pslot);
@@ -176,6 +176,20 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
   PT_MARK("setup");
   if ((st = K->p_redist_sort(&loc, nsrc, parts, pslot, s0, nsr, &pv, counts, &plan)) != BF_SUCCESS) goto done;
   PT_MARK("locate+sort");
+  if (counts[2 * nsr + 2] > 0) {
+    /* a valid particle whose position is not finite: nothing has moved yet (the sort only read) */
+    for (int64_t k = 0; k < nsrc && !st; ++k) {
+      int64_t i = -1;
+      uint64_t idcpu = 0;
+      double x[3];
+      if ((st = bf_pc_tile_nonfinite(pc, pc->slots[pslot[k]], parts[k].n, &i, &idcpu, x)) == BF_SUCCESS && i >= 0)
+        st = bf_pc_nonfinite_error(pc, pslot[k], pc->slots[pslot[k]], "redistribute", "nothing was moved");
+    }
+    if (!st)
+      st = bf_error_set(BF_ERROR_VALUE, __func__,
+                        "redistribute: a particle has a position that is not finite; nothing was moved");
+    goto done;
+  }
   if (counts[2 * nsr + 1] > 0) {
     st = bf_error_set(BF_ERROR_VALUE, __func__,
                       "a particle belongs to a grid of another process (the device path runs on one process only)");
@@ -327,6 +341,7 @@ static int redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, bool rem
    * of worst-case size at the tile's particle offset (no counting pass);
    * a particle for another process gets the code NS + its rank */
   int64_t nmovers = 0, nruns = 0, nwraps = 0;
+  bool nonfinite = false; /* this process refuses a position that is not finite (the others are told) */
   bf_arena *host = bf_arena_get(BF_ARENA_CPU);
   size_t ibytes = (size_t)(ntot > 0 ? ntot : 1) * sizeof(int64_t);
   if (!st && ((st = bf_arena_alloc(host, ibytes, (void **)&mover_idx)) != BF_SUCCESS ||
@@ -342,7 +357,7 @@ static int redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, bool rem
       int64_t off = T->dest - dest;
       T->moff = T->roff = T->woff = off;
       int64_t *mi = mover_idx + off, *ru = runs + 2 * off, *wr = wraps + off;
-      int64_t stay = 0, move = 0, r = 0, w = 0;
+      int64_t stay = 0, move = 0, r = 0, w = 0, bad = 0;
       bool prev = false;
       const int32_t own = T->slot >= 0 ? (int32_t)T->slot : INT32_MIN;
       for (int64_t i = 0; i < T->n; ++i) {
@@ -359,11 +374,22 @@ static int redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, bool rem
           ++ru[2 * (r - 1) + 1];
         } else if (d >= 0) {
           mi[move++] = i;
+        } else if (d == BF_PDEST_NONFINITE) {
+          ++bad;
         }
         prev = s;
       }
-      T->nstay = stay, T->nmove = move, T->nruns = r, T->nwrap = w;
+      T->nstay = stay, T->nmove = move, T->nruns = r, T->nwrap = w, T->nbad = bad;
     }
+    /* a valid particle whose position is not finite: refused before anything moves (AMReX has no
+     * answer for it; removing it as "outside the domain" lost it without a word) */
+    for (int64_t k = 0; k < nsrc && !st; ++k)
+      if (src[k].nbad > 0) {
+        st = bf_pc_nonfinite_error(pc, src[k].slot, src[k].tile, "redistribute", "nothing was moved");
+        nonfinite = st == BF_ERROR_VALUE;
+      }
+  }
+  if (!st) {
     for (int64_t k = 0; k < nsrc; ++k) {
       nmovers += src[k].nmove;
       nwraps += src[k].nwrap;
@@ -407,13 +433,20 @@ static int redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, bool rem
   /* the counts of the messages; a process that failed sends -1 so that every process stops */
   if (mpi && sendc && recvc) {
     for (int p = 0; p < np; ++p)
-      sendc[p] = st ? -1 : (p == me ? 0 : di[NS + p].narr);
+      sendc[p] = st ? (nonfinite ? -2 : -1) : (p == me ? 0 : di[NS + p].narr);
     int rc = bf_comm_alltoall_i64(comm, sendc, recvc);
     if (rc && !st) st = rc;
-    bool other = false;
-    for (int p = 0; p < np; ++p)
-      other = other || recvc[p] < 0;
-    if (!st && other)
+    int other = -1, other_nonfinite = -1;
+    for (int p = 0; p < np; ++p) {
+      if (recvc[p] < 0 && other < 0) other = p;
+      if (recvc[p] == -2 && other_nonfinite < 0) other_nonfinite = p;
+    }
+    if (!st && other_nonfinite >= 0)
+      st = bf_error_set(BF_ERROR_VALUE, __func__,
+                        "redistribute: a particle on process %d has a position that is not finite (its message "
+                        "names it); nothing was moved",
+                        other_nonfinite);
+    else if (!st && other >= 0)
       st = bf_error_set(BF_ERROR_RUNTIME, __func__, "redistribute failed on another process (see its message)");
     for (int p = 0; p < np; ++p)
       if (recvc[p] > maxrecv) maxrecv = recvc[p];

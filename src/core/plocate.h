@@ -206,11 +206,12 @@ BF_PLOC_FN int32_t locate_one(const bf_plocate *loc, const bf_ppart *p, int64_t 
   double x[3] = {0, 0, 0};
   for (int d = 0; d < loc->dim; ++d)
     x[d] = p->pos[d][i * p->pstride];
+  if (!wrap_ok(x, loc->dim)) return BF_PDEST_NONFINITE; /* never "outside the domain": refused */
   if (loc->lev_min == loc->lev_max && loc->ngrow == 0) {
     int32_t f = locate_fast(&loc->levels[loc->lev_min], x, loc->dim);
     if (f != INT32_MIN) return f;
   }
-  bool shifted = wrap_ok(x, loc->dim) && wrap_pos(loc, x);
+  bool shifted = wrap_pos(loc, x);
   int32_t s = locate_pos(loc, x);
   if (s >= 0 && shifted) return s | BF_PDEST_WRAP;
   if (s < 0 && shifted && loc->lev_min > 0) {

@@ -448,7 +448,7 @@ static int names_arg(PyObject *o, int max, PyObject **seq, const char ***out, in
       PyErr_Format(PyExc_TypeError, "%s must be a list of str, got an item of type %.100s", what, Py_TYPE(s)->tp_name);
       goto fail;
     }
-    if (!((*out)[i] = PyUnicode_AsUTF8(s))) goto fail;
+    if (!((*out)[i] = bfpy_c_name(s, what))) goto fail;
   }
   return 0;
 fail:
