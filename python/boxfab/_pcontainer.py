@@ -121,6 +121,16 @@ def _host_array(a, dtype, n, what):
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
+def _flag(v, what):
+    """A bool argument as pybind11 takes one: bool, NumPy bool, None (false) or a number; a str or a list
+    (whose truth is their length: "no" would be true) raises TypeError."""
+    if v is None:
+        return False
+    if isinstance(v, (bool, np.bool_, int, float, np.integer, np.floating)):
+        return bool(v)
+    raise TypeError(f"{what} must be a bool, not {type(v).__name__}")
+
+
 def add_particles(self, positions, columns=None, *, ids=None, cpus=None, level=0, redistribute=True):
     """Add particles from arrays (extension; pyAMReX issue #501).
 
@@ -136,12 +146,16 @@ def add_particles(self, positions, columns=None, *, ids=None, cpus=None, level=0
     With redistribute=False they go to the first tile of the level (call
     redistribute() later)."""
     dim = self.num_position_components
-    if hasattr(positions, "ndim") and getattr(positions, "ndim", 0) == 2:
-        p = positions
-        if p.shape[1] != dim:
-            raise ValueError(f"add_particles: positions must have shape (n, {dim}), got {tuple(p.shape)}")
-        pos_cols = [p[:, d] for d in range(dim)]
+    redistribute = _flag(redistribute, "add_particles(redistribute)")
+    ndim = getattr(positions, "ndim", None)
+    if isinstance(ndim, int) and ndim != 1 and not isinstance(positions, (list, tuple)):
+        if ndim != 2 or positions.shape[1] != dim:
+            raise ValueError(f"add_particles: positions must have shape (n, {dim}), got {tuple(positions.shape)}")
+        pos_cols = [positions[:, d] for d in range(dim)]
     else:
+        if isinstance(positions, (str, bytes)) or not hasattr(positions, "__iter__"):
+            raise TypeError(f"add_particles: positions must be an (n, {dim}) array or a sequence of {dim} 1-D "
+                            f"arrays, not {type(positions).__name__}")
         pos_cols = list(positions)
         if len(pos_cols) != dim:
             raise ValueError(f"add_particles: expected {dim} position arrays, got {len(pos_cols)}")
@@ -181,7 +195,7 @@ def add_particles(self, positions, columns=None, *, ids=None, cpus=None, level=0
                            f"(real: {rnames}, int: {inames})")
     idv = None if ids is None else _host_array(ids, np.int64, n, "add_particles(ids)")
     cpv = None if cpus is None else _host_array(cpus, np.int32, n, "add_particles(cpus)")
-    self._add_columns(level, bool(redistribute), n, pos, tuple(reals), tuple(ints), tuple(sreals),
+    self._add_columns(level, redistribute, n, pos, tuple(reals), tuple(ints), tuple(sreals),
                       tuple(sints), idv, cpv)
 
 

@@ -335,59 +335,89 @@ int bf_pc_slot_level(const bf_pc *pc, int64_t slot) {
 }
 
 /* Define keeps the particles, as AMReX's does (its tiles stay; the next Redistribute moves them onto
- * the new grids): the particles of old level l (neighbour copies excluded) go, in slot order, to the
- * first local tile of new level min(l, nlev - 1) of `tmp` (made here), or to the outbox on a process
- * without grids of that level (*outbox: pc's, or a new one).  Everything is reserved before the first
- * copy; on failure pc is as it was (tmp's new tiles are the caller's to free). */
+ * the new grids).  The tiles of old level l go to new level min(l, nlev - 1) of `tmp`, in slot order:
+ * each tile object itself to the next local tile of that level (so views and iterators taken before
+ * still show the container's particles, and nothing is copied), and when the level has fewer local
+ * tiles than come (or a tile holds neighbour copies, which are not kept) its particles are appended to
+ * the level's last tile; on a process without grids of the level they go to the outbox (*outbox: pc's,
+ * or a new one).  Everything is reserved before the first copy; on failure pc is as it was (tmp holds
+ * no old tile then; its new tiles are the caller's to free). */
 static int keep_particles(bf_pc *pc, bf_pc *tmp, bf_ptile **outbox) {
-  int64_t want[BF_PC_MAX_LEVELS] = {0}, to_out = 0;
-  for (int l = 0; l < pc->nlev; ++l) {
+  const int64_t NO = pc->nslots;
+  int64_t *to = malloc((size_t)(NO > 0 ? NO : 1) * sizeof *to); /* per old slot: new slot, or -1 */
+  int64_t *cdst = malloc((size_t)(NO > 0 ? NO : 1) * sizeof *cdst); /* copied: new slot, -1 outbox, -2 no */
+  int64_t *add = calloc((size_t)(tmp->nslots > 0 ? tmp->nslots : 1), sizeof *add); /* copied in, per new slot */
+  int64_t *n0 = calloc((size_t)(tmp->nslots > 0 ? tmp->nslots : 1), sizeof *n0);   /* size before the copies */
+  bool *made = calloc((size_t)(tmp->nslots > 0 ? tmp->nslots : 1), sizeof *made);
+  int st = to && cdst && add && n0 && made ? BF_SUCCESS : bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  int64_t used[BF_PC_MAX_LEVELS] = {0}, add_box = 0;
+  for (int64_t s = 0; !st && s < NO; ++s) to[s] = -1, cdst[s] = -2;
+  /* the plan */
+  for (int l = 0; l < pc->nlev && !st; ++l) {
     const pc_level *L = &pc->lev[l];
-    int nl = l < tmp->nlev ? l : tmp->nlev - 1;
-    for (int64_t s = 0; s < L->nslots; ++s) {
-      const bf_ptile *t = pc->slots[L->base + s];
-      if (!t) continue;
-      BF_CALL(bf_ptile_check_consistent(t));
-      int64_t n = bf_ptile_size(t) - bf_ptile_num_neighbors(t);
+    const int nl = l < tmp->nlev ? l : tmp->nlev - 1;
+    const int64_t B = tmp->lev[nl].base, S = tmp->lev[nl].nslots;
+    for (int64_t k = 0; k < L->nslots && !st; ++k) {
+      const int64_t s = L->base + k;
+      bf_ptile *t = pc->slots[s];
+      if (!t || bf_ptile_size(t) == 0) continue;
+      if ((st = bf_ptile_check_consistent(t)) != BF_SUCCESS) break;
+      const int64_t n = bf_ptile_size(t) - bf_ptile_num_neighbors(t);
       if (n <= 0) continue;
-      if (tmp->lev[nl].nslots > 0) want[nl] += n;
-      else to_out += n;
+      if (S == 0) {
+        cdst[s] = -1, add_box += n;
+      } else if (used[nl] < S && bf_ptile_num_neighbors(t) == 0) {
+        to[s] = B + used[nl]++;
+        tmp->slots[to[s]] = t; /* shared until the end: pc still owns it */
+        n0[to[s]] = bf_ptile_size(t);
+      } else {
+        const int64_t d = B + (used[nl] > 0 ? used[nl] - 1 : 0);
+        if (used[nl] == 0) used[nl] = 1; /* a new tile at the level's first slot */
+        cdst[s] = d, add[d] += n;
+      }
     }
   }
+  /* destinations made and reserved (capacity only: the old tiles' particles do not change) */
   bf_ptile *box = *outbox;
-  int64_t box0 = box ? bf_ptile_size(box) : 0;
+  const int64_t box0 = box ? bf_ptile_size(box) : 0;
   bool made_box = false;
-  int st = BF_SUCCESS;
-  for (int nl = 0; nl < tmp->nlev && !st; ++nl) {
-    if (want[nl] == 0) continue;
-    bf_ptile **d = &tmp->slots[tmp->lev[nl].base];
-    st = bf_pc_new_tile(pc, d);
-    if (!st) st = bf_ptile_reserve(*d, want[nl]);
+  for (int64_t d = 0; !st && d < tmp->nslots; ++d) {
+    if (add[d] == 0) continue;
+    if (!tmp->slots[d]) {
+      st = bf_pc_new_tile(pc, &tmp->slots[d]);
+      made[d] = st == BF_SUCCESS;
+    }
+    if (!st) st = bf_ptile_reserve(tmp->slots[d], n0[d] + add[d]);
   }
-  if (!st && to_out > 0) {
+  if (!st && add_box > 0) {
     if (!box) {
       st = bf_pc_new_tile(pc, &box);
       made_box = st == BF_SUCCESS;
     }
-    if (!st) st = bf_ptile_reserve(box, box0 + to_out);
+    if (!st) st = bf_ptile_reserve(box, box0 + add_box);
   }
-  for (int l = 0; l < pc->nlev && !st; ++l) {
-    const pc_level *L = &pc->lev[l];
-    int nl = l < tmp->nlev ? l : tmp->nlev - 1;
-    bf_ptile *d = tmp->lev[nl].nslots > 0 ? tmp->slots[tmp->lev[nl].base] : box;
-    for (int64_t s = 0; s < L->nslots && !st; ++s) {
-      const bf_ptile *t = pc->slots[L->base + s];
-      int64_t n = t ? bf_ptile_size(t) - bf_ptile_num_neighbors(t) : 0;
-      if (n > 0) st = bf_ptile_append_n(d, t, n); /* reserved: only a device copy can fail */
-    }
+  /* the copies (reserved: only a device copy can fail) */
+  for (int64_t s = 0; !st && s < NO; ++s) {
+    if (cdst[s] == -2) continue;
+    const bf_ptile *t = pc->slots[s];
+    st = bf_ptile_append_n(cdst[s] >= 0 ? tmp->slots[cdst[s]] : box, t, bf_ptile_size(t) - bf_ptile_num_neighbors(t));
   }
   if (st) {
+    /* undo: the old tiles back to their sizes and out of tmp, the new ones are the caller's to free */
+    for (int64_t d = 0; to && n0 && made && d < tmp->nslots; ++d)
+      if (tmp->slots[d] && !made[d]) {
+        (void)bf_ptile_resize(tmp->slots[d], n0[d]); /* shrinking: cannot fail */
+        tmp->slots[d] = NULL;
+      }
     if (made_box) bf_ptile_destroy(&box);
-    else if (box) (void)bf_ptile_resize(box, box0); /* shrinking: cannot fail */
-    return st;
+    else if (box) (void)bf_ptile_resize(box, box0);
+  } else {
+    for (int64_t s = 0; s < NO; ++s)
+      if (to[s] >= 0) pc->slots[s] = NULL; /* now tmp's */
+    *outbox = box;
   }
-  *outbox = box;
-  return BF_SUCCESS;
+  free(to), free(cdst), free(add), free(n0), free(made);
+  return st;
 }
 
 int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *const *bas, bf_distmap *const *dms,
@@ -411,6 +441,15 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
              "level %d: the DistributionMapping has %lld entries for %lld boxes", l, (long long)bf_distmap_size(dms[l]),
              (long long)bf_boxarray_size(bas[l]));
     BF_CHECK(bf_boxarray_ix_type(bas[l]) == 0, BF_ERROR_VALUE, "level %d: the BoxArray must be cell-centred", l);
+    /* every grid on a process that exists (redistribute would send particles to a rank that is not there,
+     * through a table with one entry per process) */
+    const int np = bf_comm_size(bf_pc_comm(pc));
+    const int *pm = bf_distmap_data(dms[l]);
+    for (int64_t g = 0; g < bf_distmap_size(dms[l]); ++g)
+      BF_CHECK(pm[g] >= 0 && pm[g] < np, BF_ERROR_VALUE,
+               "level %d: the DistributionMapping puts grid %lld on rank %d, but there %s %d process%s (ranks 0 to "
+               "%d)",
+               l, (long long)g, pm[g], np == 1 ? "is" : "are", np, np == 1 ? "" : "es", np - 1);
     if (l + 1 < nlev)
       for (int d = 0; d < dim; ++d)
         BF_CHECK(ref_ratio[l * dim + d] >= 1, BF_ERROR_VALUE, "refinement ratio %d of level %d must be >= 1",
@@ -867,11 +906,25 @@ int bf_pc_tile_nonfinite(const bf_pc *pc, const bf_ptile *t, int64_t n, int64_t 
   return st;
 }
 
-int bf_pc_nonfinite_error(const bf_pc *pc, int64_t slot, const bf_ptile *t, const char *what, const char *outcome) {
-  int64_t i = -1;
+int bf_pc_refused_error(const bf_pc *pc, int64_t slot, const bf_ptile *t, int64_t i, int code, int lev_min,
+                        int lev_max, const char *what, const char *outcome) {
+  const bf_playout *lay = &pc->layout;
+  const int dim = lay->dim;
   uint64_t idcpu = 0;
   double x[3] = {0, 0, 0};
-  int st = bf_pc_tile_nonfinite(pc, t, bf_ptile_size(t), &i, &idcpu, x);
+  int st = BF_SUCCESS;
+  if (lay->pure_soa) {
+    st = bf_podvec_get(bf_ptile_idcpu(t), i, &idcpu);
+    for (int d = 0; !st && d < dim; ++d) st = bf_podvec_get(bf_ptile_real(t, d), i, &x[d]);
+  } else {
+    unsigned char *buf = malloc(bf_playout_struct_size(lay));
+    if (!buf) return bf_error_set(BF_ERROR_MEMORY, what, "out of memory");
+    if (!(st = bf_podvec_get(bf_ptile_aos(t), i, buf))) {
+      memcpy(&idcpu, buf + bf_playout_idcpu_offset(lay), 8);
+      memcpy(x, buf, 8 * (size_t)dim);
+    }
+    free(buf);
+  }
   if (st) return st;
   char where[160];
   int lev = slot >= 0 ? bf_pc_slot_level(pc, slot) : -1;
@@ -882,14 +935,20 @@ int bf_pc_nonfinite_error(const bf_pc *pc, int64_t slot, const bf_ptile *t, cons
   } else {
     snprintf(where, sizeof where, "waiting to go to another process (added on a process without its grid)");
   }
-  const int dim = pc->layout.dim;
-  if (i < 0) /* the locator saw one but the host copy does not (the memory changed meanwhile) */
-    return bf_error_set(BF_ERROR_VALUE, what, "%s: a particle %s has a position that is not finite; %s", what, where,
-                        outcome);
   char xs[96];
   int len = 0;
   for (int d = 0; d < dim && len < (int)sizeof xs; ++d)
     len += snprintf(xs + len, sizeof xs - (size_t)len, "%s%g", d ? ", " : "", x[d]);
+  char levs[48];
+  if (lev_min == lev_max) snprintf(levs, sizeof levs, "level %d", lev_min);
+  else snprintf(levs, sizeof levs, "levels %d..%d", lev_min, lev_max);
+  if (code == BF_PDEST_NOGRID)
+    return bf_error_set(BF_ERROR_VALUE, what,
+                        "%s: particle %lld %s (id %lld, cpu %d) at (%s) lies inside the domain but in no grid of "
+                        "%s (the BoxArray does not cover it; AMReX aborts); %s (move it into a grid, or give it "
+                        "an id <= 0 to have redistribute remove it)",
+                        what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, levs,
+                        outcome);
   return bf_error_set(BF_ERROR_VALUE, what,
                       "%s: particle %lld %s (id %lld, cpu %d) has a position that is not finite (%s); %s (give it a "
                       "finite position, or an id <= 0 to have redistribute remove it)",

@@ -496,9 +496,9 @@ static int write_dist(const bf_pc *pc, const char *dir, const char *name, bool c
       if (rc == BF_SUCCESS)
         rc = bf_pc_tile_nonfinite(pc, pt, bf_ptile_size(pt) - bf_ptile_num_neighbors(pt), &bad, &idcpu, x);
       if (rc == BF_SUCCESS && bad >= 0)
-        rc = bf_pc_nonfinite_error(pc, pc->lev[lev].grids[refs[t].grid].slot + refs[t].tile, pt,
-                                   checkpoint ? "checkpoint" : "write_plotfile",
-                                   "nothing was written (restart could not read it back)");
+        rc = bf_pc_refused_error(pc, pc->lev[lev].grids[refs[t].grid].slot + refs[t].tile, pt, bad,
+                                 BF_PDEST_NONFINITE, lev, lev, checkpoint ? "checkpoint" : "write_plotfile",
+                                 "nothing was written (restart could not read it back)");
     }
     free(refs);
   }

@@ -398,6 +398,12 @@ static PyObject *add_comp(PyObject *self, PyObject *const *args, Py_ssize_t narg
   PyObject *a[2] = {NULL, NULL};
   const char *name = NULL;
   bool named = nargs >= 1 ? PyUnicode_Check(args[0]) : false;
+  if (nargs >= 1 && (PyBytes_Check(args[0]) || PyByteArray_Check(args[0]))) {
+    /* a name meant as bytes would be read as `communicate` (true) and give a default name */
+    PyErr_Format(PyExc_TypeError, "add_%s_comp(name): the name must be a str, not %.100s", real ? "real" : "int",
+                 Py_TYPE(args[0])->tp_name);
+    return NULL;
+  }
   if (!named && kwnames)
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); ++i)
       if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "name") == 0) named = true;

@@ -109,7 +109,7 @@ static int cpu_redist_sort(const bf_plocate *loc, int64_t nparts, const bf_ppart
       else if (d >= 0)
         P->keys[g] = (uint32_t)(2 * ((d & BF_PDEST_SLOT_MASK) - slot0) + 1);
       else
-        P->keys[g] = (uint32_t)(2 * nslots + (d == BF_PDEST_REMOTE ? 1 : d == BF_PDEST_NONFINITE ? 2 : 0));
+        P->keys[g] = (uint32_t)(2 * nslots + (d == BF_PDEST_REMOTE ? 1 : BF_PDEST_REFUSED(d) ? 2 : 0));
     }
   cplan_sort(P, counts);
   *out = P;

@@ -158,7 +158,7 @@ __device__ int64_t last_le(const int64_t *a, int64_t n, int64_t x) { /* last k <
 }
 
 /* Redistribute's keys: 2t (stays in its tile t), 2t + 1 (moves to t), 2 nslots (removed), 2 nslots + 1 (remote),
- * 2 nslots + 2 (a position that is not finite: the core refuses the redistribute), t relative to slot0. */
+ * 2 nslots + 2 (BF_PDEST_REFUSED: the core refuses the redistribute), t relative to slot0. */
 __global__ void __launch_bounds__(kThreads)
     rd_locate_kernel(bf_plocate loc, const bf_ppart *parts, const int32_t *part_slot, int64_t nparts,
                      const int64_t *bstart, const int64_t *pstart, int64_t boff, int64_t slot0, int64_t nslots,
@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(kThreads)
   uint32_t key;
   if (d == own || d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == own)) key = (uint32_t)(2 * (own - slot0));
   else if (d >= 0) key = (uint32_t)(2 * ((d & BF_PDEST_SLOT_MASK) - slot0) + 1);
-  else key = (uint32_t)(2 * nslots + (d == BF_PDEST_REMOTE ? 1 : d == BF_PDEST_NONFINITE ? 2 : 0));
+  else key = (uint32_t)(2 * nslots + (d == BF_PDEST_REMOTE ? 1 : BF_PDEST_REFUSED(d) ? 2 : 0));
   const int64_t g = pstart[k] + j;
   codes[g] = d;
   keys[g] = key;
