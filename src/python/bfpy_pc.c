@@ -791,13 +791,16 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   if (defined(self, "add_particles") < 0 || level_arg(self, levo, &lev, "add_particles(level)") < 0) return NULL;
   bfpy_pc_object *o = PCO(self);
   const bf_playout *lay = bf_pc_layout(o->pc);
+  /* the columns of the components the caller saw: components are only ever appended, so they keep their
+   * indices, and those added since (another thread's add_real_comp) get zeros */
   int nr = bf_pc_num_real_comps(o->pc) - (lay->pure_soa ? lay->dim : 0), ni = bf_pc_num_int_comps(o->pc);
   if (!PyTuple_Check(pos) || PyTuple_GET_SIZE(pos) != o->dim || !PyTuple_Check(reals) ||
-      PyTuple_GET_SIZE(reals) != nr || !PyTuple_Check(ints) || PyTuple_GET_SIZE(ints) != ni || !PyTuple_Check(sreals) ||
+      PyTuple_GET_SIZE(reals) > nr || !PyTuple_Check(ints) || PyTuple_GET_SIZE(ints) > ni || !PyTuple_Check(sreals) ||
       PyTuple_GET_SIZE(sreals) != lay->nsr || !PyTuple_Check(sints) || PyTuple_GET_SIZE(sints) != lay->nsi) {
     PyErr_SetString(PyExc_ValueError, "_add_columns: column tuples of the wrong lengths");
     return NULL;
   }
+  const int gr = (int)PyTuple_GET_SIZE(reals), gi = (int)PyTuple_GET_SIZE(ints);
   bufset *b = PyMem_Calloc(1, sizeof *b);
   const void **rp = PyMem_Calloc((size_t)nr + 1, sizeof *rp), **ip = PyMem_Calloc((size_t)ni + 1, sizeof *ip);
   const void *srp[64] = {0}, *sip[64] = {0};
@@ -819,9 +822,9 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   } while (0)
   for (int d = 0; st == 0 && d < o->dim; ++d)
     GB(cols.pos[d], PyTuple_GET_ITEM(pos, d), "d", double, "position");
-  for (int c = 0; st == 0 && c < nr; ++c)
+  for (int c = 0; st == 0 && c < gr; ++c)
     GB(rp[c], PyTuple_GET_ITEM(reals, c), "d", double, "real column");
-  for (int c = 0; st == 0 && c < ni; ++c)
+  for (int c = 0; st == 0 && c < gi; ++c)
     GB(ip[c], PyTuple_GET_ITEM(ints, c), "i", int32_t, "int column");
   for (int c = 0; st == 0 && c < lay->nsr && c < 64; ++c)
     GB(srp[c], PyTuple_GET_ITEM(sreals, c), "d", double, "struct real column");
@@ -840,7 +843,7 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   }
   if (st == 0 && (bf_pc_num_real_comps(o->pc) - (lay->pure_soa ? lay->dim : 0) != nr ||
                   bf_pc_num_int_comps(o->pc) != ni)) {
-    /* a column's buffer export ran Python code that added components: the columns no longer fit */
+    /* a column's buffer export ran Python code that added components: the tables no longer fit */
     PyErr_SetString(PyExc_RuntimeError, "add_particles: the container's components changed while the columns were read");
     st = -1;
   }
