@@ -147,6 +147,26 @@ print("OK")
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
 
 
+def test_restart_into_grids_that_do_not_hold_the_particles_changes_nothing(amr, tmp_path):
+    """restart adds the file's particles, then redistributes: a particle in no grid of the container is
+    refused there, and the particles read are taken out again (the container as it was)."""
+    dim = dim_of(amr)
+    pc, gm, ba, dm = make(amr)
+    pc.add_particles(np.random.default_rng(5).uniform(0, 1, (120, dim)))
+    pc.checkpoint(str(tmp_path), "p")
+    half = amr.BoxArray(amr.Box(amr.IntVect(*([0] * dim)), amr.IntVect(*([N // 2 - 1] + [N - 1] * (dim - 1)))))
+    other = amr.ParticleContainer(gm, amr.DistributionMapping(half), half)
+    other.add_particles(np.full((3, dim), 0.25))
+    before = rows(other)
+    with pytest.raises(ValueError, match="no grid"):
+        other.restart(str(tmp_path), "p")
+    same_rows(rows(other), before)
+    assert other.OK() and other.total_number_of_particles() == 3
+    again = amr.ParticleContainer(gm, dm, ba)
+    again.restart(str(tmp_path), "p")
+    assert again.total_number_of_particles() == 120
+
+
 def test_define_refuses_a_distribution_mapping_of_missing_ranks(amr):
     """A grid on rank 1 of a one-rank run: redistribute wrote past its table of ranks and the particles
     vanished; now Define (and the constructor) refuse it, the container unchanged."""
