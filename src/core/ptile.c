@@ -92,10 +92,13 @@ int64_t bf_ptile_size(const bf_ptile *t) { return bf_podvec_size(t->lay.pure_soa
  * soa().to_numpy() and add_particles(): every name must say one column.
  * Refused (BF_ERROR_VALUE): empty names, two components of one kind with a
  * name, a real and an int component with one name, "idcpu" / "id" / "cpu"
- * (the particles' ids and cpus), x / y / z of the layout's dimension for
- * anything but the positions of a pure SoA layout (its reals 0 .. dim-1, in
+ * (the particles' ids and cpus), in pure SoA layouts x / y / z of the
+ * layout's dimension for anything but the positions (its reals 0 .. dim-1, in
  * any order), and, in legacy layouts, the names of the struct components
- * "rdata_<i>" (i < nsr) and "idata_<i>" (i < nsi). */
+ * "rdata_<i>" (i < nsr) and "idata_<i>" (i < nsi).  The positions of a
+ * legacy layout are in the struct (to_df's x, y, z; its SoA columns are
+ * SoA_<name>), so there an SoA component may be called x, as pyAMReX's own
+ * tests call them. */
 
 /* The names a tile would have: nr reals, ni ints (pointers borrowed). */
 typedef struct nameset {
@@ -125,9 +128,9 @@ static int check_comp_name(const bf_playout *lay, bool is_real, int c, const cha
     BF_CHECK(strcmp(name, ids[k]) != 0, BF_ERROR_VALUE,
              "'%s' cannot name a particle component: it names the particles' ids and cpus (idcpu)", name);
   static const char axes[] = "xyz";
-  for (int d = 0; d < lay->dim; ++d)
+  for (int d = 0; d < lay->dim && lay->pure_soa; ++d)
     if (name[0] == axes[d] && name[1] == '\0')
-      BF_CHECK(lay->pure_soa && is_real && c < lay->dim, BF_ERROR_VALUE,
+      BF_CHECK(is_real && c < lay->dim, BF_ERROR_VALUE,
                "'%s' cannot name %s component %d: it names the position in direction %d", name,
                is_real ? "real" : "int", c, d);
   if (!lay->pure_soa)
