@@ -347,7 +347,15 @@ def test_odd_paths_write_and_read_back(tmp_path, path):
         amr.write_single_level_plotfile(path, mf, ["a", "b"], geometry(), 0.0, 0)
         np.testing.assert_array_equal(dense(amr.PlotFileData(path).get(0)), ref)
         assert os.path.isfile(os.path.join(path, "Header"))
-        amr.VisMF.Write(mf, path.rstrip("/") + "_chk") if " " not in os.path.basename(path.rstrip("/")) else None
+        chk = path.rstrip("/") + "_chk"
+        if " " in os.path.basename(chk) or "\t" in os.path.basename(chk):   # the header names the data file
+            with pytest.raises(ValueError, match="blank"):
+                amr.VisMF.Write(mf, chk)
+            assert not os.path.exists(chk + "_H")
+        else:
+            amr.VisMF.Write(mf, chk)
+            np.testing.assert_array_equal(dense(amr.VisMF.Read(chk)), ref)
+            assert os.path.isfile(chk + "_H") and os.path.isfile(chk + "_D_00000")
         assert not [x for x in tree(".") if "bftmp" in x]
     finally:
         os.chdir(cwd)
