@@ -545,6 +545,70 @@ static void test_a_moved_aside_name_taken_meanwhile_is_not_replaced(void) {
   clean();
 }
 
+/* Two renames failing while a VisMF checkpoint replaces an existing one: the previous checkpoint is never
+ * lost.  It is back under its names, or the error message names the files it is kept as (renamed back to
+ * <name>_H / <name>_D_00000 they read as the previous checkpoint); it was kept without a word. */
+static void test_two_failed_renames_never_lose_the_previous_checkpoint(void) {
+  ctx_t x;
+  memset(&x, 0, sizeof x);
+  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
+  int per[3] = {0, 0, 0};
+  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  bf_boxarray *ba = chop_domain(3, 8, 4, 0);
+  bf_multifab *mf_old = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE);
+  BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
+  BFT_OK(bf_multifab_set_val_all(mf_new, -3.5));
+  snprintf(x.path, sizeof x.path, "%s/chk", root);
+  int failures = 0, kept = 0;
+  for (int j = 0; j < 6; ++j)
+    for (int k = j; k < 6; ++k) {
+      clean();
+      x.mf = mf_old;
+      BFT_OK(w_vismf(&x));
+      x.mf = mf_new;
+      g_renames = 0, g_rename_fail_mask = (1u << j) | (1u << k);
+      bf_error_clear();
+      int rc = w_vismf(&x);
+      g_rename_fail_mask = 0;
+      char msg[2048];
+      snprintf(msg, sizeof msg, "%s", bf_error_message());
+      bf_error_clear();
+      bf_multifab *got = NULL;
+      bool at_name = bf_vismf_read_new(x.path, &got) == BF_SUCCESS && all_equal(got, rc == BF_SUCCESS ? -3.5 : 1.25);
+      bf_multifab_destroy(&got);
+      bf_error_clear();
+      bool ok = at_name;
+      if (rc != BF_SUCCESS) ++failures;
+      if (rc != BF_SUCCESS && !at_name) { /* kept elsewhere: where the message says */
+        ++kept;
+        const char *parts[2] = {"' (its header, ", "' (its data, "};
+        const char *finals[2] = {"chk_H", "chk_D_00000"};
+        for (int w = 0; w < 2; ++w) {
+          const char *end = strstr(msg, parts[w]);
+          if (!end) continue;
+          const char *start = end;
+          while (start > msg && start[-1] != '\'') --start;
+          char from[600], to[600];
+          snprintf(from, sizeof from, "%.*s", (int)(end - start), start);
+          snprintf(to, sizeof to, "%s/%s", root, finals[w]);
+          if (renameat(AT_FDCWD, from, AT_FDCWD, to) != 0) fprintf(stderr, "cannot rename back %s\n", from);
+        }
+        ok = bf_vismf_read_new(x.path, &got) == BF_SUCCESS && all_equal(got, 1.25);
+        bf_multifab_destroy(&got);
+        bf_error_clear();
+      }
+      ok = ok && (rc == BF_SUCCESS || rc == BF_ERROR_IO);
+      if (!ok) fprintf(stderr, "VisMF, renames %d and %d failing: rc %d, \"%s\"\n", j, k, rc, msg);
+      BFT_CHECK(ok);
+    }
+  BFT_CHECK(failures > 5 && kept > 0);
+  x.mf = NULL;
+  bf_multifab_destroy(&mf_old), bf_multifab_destroy(&mf_new);
+  bf_boxarray_destroy(&ba);
+  clean();
+}
+
 int main(void) {
   uint64_t id;
   bf_runtime_initialize(0, NULL, &id);
@@ -556,6 +620,7 @@ int main(void) {
   BFT_RUN(test_failed_rename_restores_the_previous_one);
   BFT_RUN(test_two_failed_renames_never_lose_the_previous_plotfile);
   BFT_RUN(test_a_moved_aside_name_taken_meanwhile_is_not_replaced);
+  BFT_RUN(test_two_failed_renames_never_lose_the_previous_checkpoint);
   rmdir(root);
   (void)id;
   bf_runtime_finalize();
