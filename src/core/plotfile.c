@@ -436,9 +436,9 @@ static int pf_install(const char *tmp, const char *final, char *old, size_t size
         } else {
           *keep_tmp = true; /* the new one is in place: the previous one stays under the temporary name */
           err = bf_error_set(BF_ERROR_IO, "write_plotfile",
-                             "wrote '%s' but cannot move the previous plotfile aside to a .old name (%s), nor put "
-                             "it back (%s): it is kept as '%s'",
-                             final, strerror(e), strerror(errno), tmp);
+                             "the previous plotfile is kept as '%s': wrote '%s' but could neither move the previous "
+                             "one aside to a .old name (%s) nor put it back (%s)",
+                             tmp, final, strerror(e), strerror(errno));
         }
       }
     } else if (!bf_exchange_unsupported(errno)) {
@@ -455,9 +455,9 @@ static int pf_install(const char *tmp, const char *final, char *old, size_t size
       err = pf_io_error("rename the finished plotfile to", final, e);
     else
       err = bf_error_set(BF_ERROR_IO, "write_plotfile",
-                         "cannot rename the finished plotfile to '%s' (%s), nor the previous one back (%s): the "
-                         "previous plotfile is kept as '%s'",
-                         final, strerror(e), strerror(errno), old);
+                         "the previous plotfile is kept as '%s': cannot rename the finished plotfile to '%s' (%s), "
+                         "nor the previous one back (%s)",
+                         old, final, strerror(e), strerror(errno));
   }
   for (int i = nmade; !err && i >= 0; --i) /* the renames, and the folders made, on the disk too */
     if (bf_sync_parent(i == nmade ? final : made[i]) != 0)

@@ -174,9 +174,10 @@ restore: {
     snprintf(prev, sizeof prev, "%s", bf_error_message());
     if (haside) snprintf(h, sizeof h, " '%s' (its header, %s)", haside, hfinal);
     if (daside) snprintf(d, sizeof d, "%s '%s' (its data, %s)", haside ? " and" : "", daside, dfinal);
+    /* where it is kept comes first: a long path must not push it past the message's end */
     err = bf_error_set(err, "VisMF::Write",
-                       "%s; the previous checkpoint could not be put back under its names and is kept as%s%s", prev,
-                       h, d);
+                       "the previous checkpoint could not be put back under its names and is kept as%s%s: %s", h, d,
+                       prev);
   }
   free(daside), free(haside), daside = haside = NULL;
 }
