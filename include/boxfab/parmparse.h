@@ -61,8 +61,10 @@ BF_EXPORT int bf_parmparse_check_token_dim(const char *token, int dim);
  *  Only what an inputs file can hold is taken, so that bf_parmparse_pretty's
  *  text reads back as it was (AMReX's tokenizer): BF_ERROR_VALUE for a name
  *  that does not start with a letter (A-Z, a-z) or holds white space (a
- *  Unicode blank too), '=', '"', '#' or a control character, for the name FILE, for no values, for a value with a new line, that is not UTF-8,
- *  or that holds a '"' and would need quotes; BF_ERROR_MEMORY.  Nothing is
+ *  Unicode blank too), '=', '"', '#' or a control character (AMReX's
+ *  f(x,y,z) is a name), for the name FILE, for no values, for a value with a
+ *  new line, that is not UTF-8, or that holds a '"' and would need quotes;
+ *  BF_ERROR_MEMORY.  Nothing is
  *  changed on error.  These rules hold for every add below and for tokens. */
 BF_EXPORT int bf_parmparse_add(const char *name, int nvalues, const char *const *values);
 
