@@ -164,6 +164,11 @@ int bfpy_to_int64(PyObject *o, int64_t *out, const char *what);
 int bfpy_to_double(PyObject *o, double *out, const char *what);
 /* True when o is an int-like (int / __index__, not bool-agnostic). */
 bool bfpy_is_intlike(PyObject *o);
+/* Text (str, bytes, bytearray and their subclasses): never a number nor a
+ * sequence of numbers, whatever __float__ / __index__ / __len__ it has. */
+static inline bool bfpy_is_text(PyObject *o) {
+  return PyUnicode_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o);
+}
 /* Every argument that takes "a list of ..." reads it through here: a new
  * reference to a tuple (for PySequence_Fast_GET_ITEM; a list is snapshotted,
  * so Python code run by `check` cannot shrink it under a loop) with the items
