@@ -1,7 +1,8 @@
 """The smoke test of a package built with a feature turned off (scripts/test.sh, variant_build):
 run with PYTHONPATH at the variant's install folder and BOXFAB_VARIANT=no-mpi or no-cuda, from
-outside the tree.  It checks that the build says what it lacks, and that the mesh, the ghost
-exchange, the particles and a plotfile work in every dimension without it, against NumPy."""
+outside the tree.  It checks that the build says what it lacks (in every dimension's Config), and
+that the mesh, the ghost exchange, the particles and a plotfile work without it in 3D, against
+NumPy."""
 import os
 import sys
 import tempfile

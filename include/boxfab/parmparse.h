@@ -51,12 +51,20 @@ BF_EXPORT int bf_parmparse_add_token(const char *token);
 /** Check a token as bf_parmparse_add_token would, without adding it. */
 BF_EXPORT int bf_parmparse_check_token(const char *token);
 
+/** bf_parmparse_add_token / _check_token with the dimension `dim` (0 to 3; 0 = unknown) that a
+ *  "FILE = inputs" token reads its file's `#if AMREX_SPACEDIM` blocks with, as bf_parmparse_add_file
+ *  does (the plain forms: 0, where such a block is an error). */
+BF_EXPORT int bf_parmparse_add_token_dim(const char *token, int dim);
+BF_EXPORT int bf_parmparse_check_token_dim(const char *token, int dim);
+
 /** Set `name` to `nvalues` string values (copied; none may be NULL).
  *  Only what an inputs file can hold is taken, so that bf_parmparse_pretty's
  *  text reads back as it was (AMReX's tokenizer): BF_ERROR_VALUE for a name
- *  that is not a letter followed by letters, digits and _ . [ ] + -, for the
- *  name FILE, for no values, for a value with a new line, that is not UTF-8,
- *  or that holds a '"' and would need quotes; BF_ERROR_MEMORY.  Nothing is
+ *  that does not start with a letter (A-Z, a-z) or holds white space (a
+ *  Unicode blank too), '=', '"', '#' or a control character (AMReX's
+ *  f(x,y,z) is a name), for the name FILE, for no values, for a value with a
+ *  new line, that is not UTF-8, or that holds a '"' and would need quotes;
+ *  BF_ERROR_MEMORY.  Nothing is
  *  changed on error.  These rules hold for every add below and for tokens. */
 BF_EXPORT int bf_parmparse_add(const char *name, int nvalues, const char *const *values);
 

@@ -35,6 +35,8 @@ BF_EXPORT int bf_runtime_initialize(int nargs, const char *const *args, uint64_t
  *  (and args[1] does not start with '='), args[0] is an inputs file, read
  *  first (bf_parmparse_add_file with `dim`, 0 = unknown), and the other
  *  tokens are added after it, so that they win (amrex::Initialize's order).
+ *  The tokens are read with `dim` too (bf_parmparse_add_token_dim: a
+ *  "FILE=inputs" token reads its #if AMREX_SPACEDIM blocks for it).
  *  A first token without '=' that is not an existing file is the
  *  "key=value" error of bf_runtime_initialize. */
 BF_EXPORT int bf_runtime_initialize_dim(int dim, int nargs, const char *const *args, uint64_t *id);

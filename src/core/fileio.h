@@ -144,6 +144,18 @@ static inline int bf_rename_exchange(const char *a, const char *b) {
 #endif
 }
 
+/* rename(a, b) that fails with EEXIST when b exists (renameat2 RENAME_NOREPLACE) instead of replacing an
+ * empty directory or a file of that name that appeared since the caller chose b; where the system or the
+ * file system has no such flag, a plain rename (the caller looked for a free name just before). */
+static inline int bf_rename_noreplace(const char *a, const char *b) {
+#if defined(__linux__) && defined(SYS_renameat2)
+  int rc = renameat2 ? renameat2(AT_FDCWD, a, AT_FDCWD, b, 1u /* RENAME_NOREPLACE */)
+                     : (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 1 /* RENAME_NOREPLACE */);
+  if (rc == 0 || (errno != ENOSYS && errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)) return rc;
+#endif
+  return rename(a, b);
+}
+
 /* Whether bf_rename_exchange failed because the system or the file system has no exchange (then rename in
  * two steps), not because the rename itself failed (then that is the writer's error). */
 static inline bool bf_exchange_unsupported(int e) {

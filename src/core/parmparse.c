@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fileio.h"
 #include "parmparse_impl.h"
 
 int64_t pp_work;
@@ -175,15 +176,30 @@ int pp_table_put(pp_entry *e) {
  * pretty_print writes "name = v1 v2 ..." lines that addfile (and AMReX) must read back as they
  * were: every name and value added is checked against what the tokenizer can read. */
 
-/* A name as the tokenizer reads one (its IDENTIFIER state): a letter, then letters, digits and
- * _ . [ ] + -; and not FILE, which includes a file. */
+/* A name as the tokenizer reads one: a letter, then anything up to the white space or '=' that ends
+ * the token (AMReX's getToken reads a name token in its IDENTIFIER state and, from the first byte
+ * that is not a letter, digit or _ . [ ] + -, in its STRING state: WarpX's
+ * "electrons.density_function(x,y,z)" is a name), but no '"' or '#' (other readers of inputs files
+ * take them for quotes and comments), no control character and no Unicode blank (Python's split()
+ * and yt cut there); UTF-8.  pp_next_token classes a file's tokens with it, so that what add takes
+ * and what addfile reads as a name are the same. */
+bool pp_name_ok(const char *name) {
+  if (!name || !pp_isalpha(name[0])) return false;
+  size_t n = strlen(name);
+  if (pp_utf8_bad((const unsigned char *)name, n) >= 0) return false;
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = (unsigned char)name[i];
+    if (c < 0x20 || c == 0x7f || c == ' ' || c == '=' || c == '"' || c == '#') return false;
+  }
+  return !bf_name_has_any_space(name);
+}
+
+/* ... and not FILE, which includes a file. */
 static int pp_check_name(const char *name) {
   BF_CHECK(name && name[0], BF_ERROR_VALUE, "parameter name must not be empty");
-  bool ok = pp_isalpha(name[0]);
-  for (const char *c = name; ok && *c; ++c) ok = pp_name_char(*c);
-  BF_CHECK(ok, BF_ERROR_VALUE,
+  BF_CHECK(pp_name_ok(name), BF_ERROR_VALUE,
            "parameter name \"%.200s\" could not be read back from an inputs file: a name starts with a "
-           "letter (A-Z, a-z) and holds only letters, digits and _ . [ ] + -",
+           "letter (A-Z, a-z) and holds no white space, '=', '\"', '#' or control character",
            name);
   BF_CHECK(strcmp(name, "FILE") != 0, BF_ERROR_VALUE,
            "parameter name FILE is the include directive of inputs files (FILE = other_inputs), not a parameter");

@@ -259,17 +259,16 @@ static int pp_next_token(pp_lexer *lx, pp_token *t) {
     e = s;
     t->kind = T_VALUE;
   } else {
-    t->kind = pp_isalpha(*s) ? T_NAME : T_VALUE;
-    while (*s && !pp_isspace(*s) && *s != '=' && !pp_continuation(s)) {
-      if (!pp_name_char(*s)) t->kind = T_VALUE;
-      ++s;
-    }
+    t->kind = T_NAME; /* a name if pp_name_ok says so, below */
+    while (*s && !pp_isspace(*s) && *s != '=' && !pp_continuation(s)) ++s;
     e = s;
   }
   pp_work += s - lx->p;
   lx->p = s;
   t->text = pp_strndup(b, (size_t)(e - b));
   BF_CHECK(t->text != NULL, BF_ERROR_MEMORY, "out of memory reading %.300s", lx->src->origin);
+  /* a bare token is a name when add would take it as one (quoted and parenthesized ones never are) */
+  if (t->kind == T_NAME && !pp_name_ok(t->text)) t->kind = T_VALUE;
   return BF_SUCCESS;
 }
 
@@ -521,8 +520,10 @@ int bf_parmparse_add_text(const char *text, const char *origin, int dim) {
 
 /* ---- "key=value" tokens (bf_runtime_initialize) ----------------------------------
  * Read as AMReX reads its command line (the arguments joined and read as an inputs text): quotes,
- * parentheses and comments as in a file. */
-static int pp_parse_token(const char *token, pp_list *l) {
+ * parentheses, comments and FILE includes as in a file, with the dimension of the space module that
+ * initializes (a FILE = inputs token reads the file's #if AMREX_SPACEDIM blocks as addfile would). */
+static int pp_parse_token(const char *token, int dim, pp_list *l) {
+  BF_CHECK(dim >= 0 && dim <= BF_SPACEDIM_MAX, BF_ERROR_VALUE, "dimension must be 0 to 3, got %d", dim);
   BF_CHECK(token != NULL, BF_ERROR_VALUE, "parameter token is NULL");
   const char *eq = strchr(token, '=');
   BF_CHECK(eq != NULL, BF_ERROR_VALUE, "expected \"key=value\", got \"%.200s\"", token);
@@ -532,24 +533,35 @@ static int pp_parse_token(const char *token, pp_list *l) {
   const char *v = eq + 1;
   while (*v && pp_isspace(*v)) ++v;
   BF_CHECK(*v, BF_ERROR_VALUE, "no value given in \"%.200s\"", token);
+  /* a token that is a comment or a namelist from its start would define nothing, without a word
+   * ("#a=1": AMReX's joined command line would comment out every token after it as well) */
+  const char *e = strchr(k, '\n');
+  bool truth;
+  BF_CHECK(*k != '&' && (*k != '#' || pp_directive(k, e ? e : k + strlen(k), dim ? dim : 3, &truth)), BF_ERROR_VALUE,
+           "the token \"%.200s\" starts with '%c': it is a %s and defines nothing", token, *k,
+           *k == '#' ? "comment" : "Fortran namelist");
   size_t n = strlen(token);
   char *copy = pp_strndup(token, n);
   BF_CHECK(copy != NULL, BF_ERROR_MEMORY, "out of memory parsing \"%.200s\"", token);
   pp_source src = {"<initialize>", NULL, NULL, 0};
   pp_files_read = 0;
-  int ierr = pp_parse_text(copy, n, &src, 0, l);
+  int ierr = pp_parse_text(copy, n, &src, dim, l);
   free(copy);
   return ierr;
 }
 
-int bf_parmparse_check_token(const char *token) {
+int bf_parmparse_check_token_dim(const char *token, int dim) {
   pp_list l = {NULL, 0, 0};
-  int ierr = pp_parse_token(token, &l);
+  int ierr = pp_parse_token(token, dim, &l);
   pp_list_free(&l);
   return ierr;
 }
 
-int bf_parmparse_add_token(const char *token) {
+int bf_parmparse_add_token_dim(const char *token, int dim) {
   pp_list l = {NULL, 0, 0};
-  return pp_commit(&l, pp_parse_token(token, &l));
+  return pp_commit(&l, pp_parse_token(token, dim, &l));
 }
+
+int bf_parmparse_check_token(const char *token) { return bf_parmparse_check_token_dim(token, 0); }
+
+int bf_parmparse_add_token(const char *token) { return bf_parmparse_add_token_dim(token, 0); }

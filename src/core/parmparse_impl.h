@@ -35,6 +35,9 @@ static inline bool pp_name_char(char c) {
   return pp_isalpha(c) || pp_isdigit(c) || c == '_' || c == '.' || c == '[' || c == ']' || c == '+' || c == '-';
 }
 
+/* Whether `name` (NUL-terminated) reads back from an inputs file as one name (parmparse.c). */
+bool pp_name_ok(const char *name);
+
 /* Offset of the first byte of s[0..n) that is not UTF-8, or -1. */
 long pp_utf8_bad(const unsigned char *s, size_t n);
 

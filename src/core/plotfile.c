@@ -398,6 +398,74 @@ static int pf_old_name(const char *final, char *old, size_t size) {
   return -1;
 }
 
+/* Move the existing `final` aside to a fresh "<name>.old.<unique>" (its name written into old, `size`
+ * bytes), by renameat2's RENAME_NOREPLACE from `from` (final itself, or the temporary holding it after an
+ * exchange): a name taken between pf_old_name's look and the rename is never replaced, another is chosen.
+ * 0, or -1 with errno set. */
+static int pf_move_aside(const char *from, const char *final, char *old, size_t size) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (pf_old_name(final, old, size) != 0) return -1;
+    if (bf_rename_noreplace(from, old) == 0) return 0;
+    if (errno != EEXIST && errno != ENOTEMPTY) return -1;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+/* The I/O rank installs the finished plotfile `tmp` as `final`.  An existing one is moved to
+ * "<name>.old.<unique>" (AMReX's PreBuildDirectorHierarchy keeps it there): where the file system can,
+ * tmp and final are first exchanged (renameat2's RENAME_EXCHANGE: the name never stops naming a complete
+ * plotfile), then the previous one, now under tmp, is renamed to the .old name; elsewhere final is renamed
+ * to the .old name, then tmp to final.  The previous plotfile is never deleted: on a failure it goes back
+ * under its name, and when that fails too, the error says where it is kept (*keep_tmp: under tmp, which
+ * the caller must then not remove).  Then the renames (and the folders made) are flushed to the disk. */
+static int pf_install(const char *tmp, const char *final, char *old, size_t size, int nmade, char *const *made,
+                      bool *keep_tmp) {
+  struct stat st;
+  int err = BF_SUCCESS;
+  bool installed = false, moved = false;
+  *keep_tmp = false;
+  if (lstat(final, &st) == 0) {
+    if (bf_rename_exchange(tmp, final) == 0) { /* final: the new one; tmp: the previous one */
+      if (pf_move_aside(tmp, final, old, size) == 0) {
+        installed = true;
+      } else {
+        int e = errno;
+        if (bf_rename_exchange(tmp, final) == 0) { /* the previous one back; the new one is removed */
+          err = pf_io_error("move aside the existing", final, e);
+        } else {
+          *keep_tmp = true; /* the new one is in place: the previous one stays under the temporary name */
+          err = bf_error_set(BF_ERROR_IO, "write_plotfile",
+                             "the previous plotfile is kept as '%s': wrote '%s' but could neither move the previous "
+                             "one aside to a .old name (%s) nor put it back (%s)",
+                             tmp, final, strerror(e), strerror(errno));
+        }
+      }
+    } else if (!bf_exchange_unsupported(errno)) {
+      err = pf_io_error("replace the existing", final, errno);
+    } else if (pf_move_aside(final, final, old, size) != 0) { /* no exchange here: in two steps */
+      err = pf_io_error("move aside the existing", final, errno);
+    } else {
+      moved = true;
+    }
+  }
+  if (!err && !installed && rename(tmp, final) != 0) {
+    int e = errno;
+    if (!moved || rename(old, final) == 0) /* the previous plotfile back under its name */
+      err = pf_io_error("rename the finished plotfile to", final, e);
+    else
+      err = bf_error_set(BF_ERROR_IO, "write_plotfile",
+                         "the previous plotfile is kept as '%s': cannot rename the finished plotfile to '%s' (%s), "
+                         "nor the previous one back (%s)",
+                         old, final, strerror(e), strerror(errno));
+  }
+  for (int i = nmade; !err && i >= 0; --i) /* the renames, and the folders made, on the disk too */
+    if (bf_sync_parent(i == nmade ? final : made[i]) != 0)
+      err = bf_error_set(BF_ERROR_IO, "write_plotfile", "wrote '%s' but cannot flush its directory to the disk: %s",
+                         final, strerror(errno));
+  return err;
+}
+
 /* ---- the whole plotfile -------------------------------------------------------------- */
 /* The I/O rank's part: the directories, Header and job_info. */
 static int pf_fill_io(const char *tmp, int nlevels, const bf_multifab *const *mfs, int nvars,
@@ -556,7 +624,7 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
   char *final = malloc(len + 1), *tmp = NULL, *old = malloc(len + 64), *tname = calloc(1, len + 64);
   bf_made_dirs made = {0};
   int err = BF_SUCCESS;
-  bool moved = false;
+  bool keep_tmp = false; /* it holds the previous plotfile, which could not go back under its name */
   if (!final || !old || !tname) err = bf_error_set(BF_ERROR_MEMORY, "write_plotfile", "out of memory");
   if ((err = bf_comm_agree(c, err))) goto done;
   memcpy(final, name, len);
@@ -580,40 +648,10 @@ int bf_write_multi_level_plotfile(const char *name, int nlevels, const bf_multif
   if ((err = bf_comm_agree(c, bf_comm_bcast(c, tname, len + 64, 0)))) goto io_cleanup;
   err = pf_fill(c, tname, nlevels, mfs, nvars, varnames, geoms, time, level_steps, ref_ratios, version, lp, mp,
                 opt, precision);
-  if (!err && io) {
-    struct stat st;
-    bool installed = false;
-    if (lstat(final, &st) == 0) { /* AMReX: move the existing one to <name>.old.<unique> */
-      if (pf_old_name(final, old, len + 64) != 0) {
-        err = pf_io_error("move aside the existing", final, errno);
-      } else if (bf_rename_exchange(tmp, final) == 0) { /* the name never stops naming a plotfile */
-        if (rename(tmp, old) == 0) {
-          installed = true;
-        } else {
-          int e = errno;
-          (void)bf_rename_exchange(tmp, final); /* the previous one back; the new one is removed below */
-          err = pf_io_error("move aside the existing", final, e);
-        }
-      } else if (!bf_exchange_unsupported(errno)) {
-        err = pf_io_error("replace the existing", final, errno);
-      } else if (rename(final, old) != 0) { /* no exchange here: in two steps */
-        err = pf_io_error("move aside the existing", final, errno);
-      } else {
-        moved = true;
-      }
-    }
-    if (!err && !installed && rename(tmp, final) != 0) {
-      err = pf_io_error("rename the finished plotfile to", final, errno);
-      if (moved) (void)rename(old, final); /* the previous plotfile back under its name */
-    }
-    for (int i = made.n; !err && i >= 0; --i) /* the renames, and the folders made, on the disk too */
-      if (bf_sync_parent(i == made.n ? final : made.dirs[i]) != 0)
-        err = bf_error_set(BF_ERROR_IO, "write_plotfile",
-                           "wrote '%s' but cannot flush its directory to the disk: %s", final, strerror(errno));
-  }
+  if (!err && io) err = pf_install(tmp, final, old, len + 64, made.n, made.dirs, &keep_tmp);
 io_cleanup:
   /* every rank is done with the temporary directory (pf_fill ends with an agreement) */
-  if (err && io && tmp) {
+  if (err && io && tmp && !keep_tmp) {
     struct stat st;
     if (lstat(tmp, &st) == 0) pf_remove_tree(tmp);
   }

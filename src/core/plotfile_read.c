@@ -30,10 +30,25 @@
 typedef bf_pf_mfhdr pfr_level;
 static int pfr_same_plotfile(const struct bf_plotfile_data *p);
 
+/* stat of <dir>/Header; 0, or -1 with errno set. */
+static int pfr_stat_header(const char *dir, struct stat *st) {
+  size_t n = strlen(dir);
+  char *h = malloc(n + 8);
+  if (!h) return -1;
+  memcpy(h, dir, n);
+  memcpy(h + n, "/Header", 8);
+  int rc = stat(h, st), e = errno;
+  free(h);
+  errno = e;
+  return rc;
+}
+
 struct bf_plotfile_data {
   char *path;
   dev_t dev; /* the plotfile directory opened: a writer that replaces it makes a new one */
   ino_t ino;
+  struct stat hst; /* its Header: a new directory may get the inode number of one deleted before (ext4
+                    * reuses them at once), its new Header is another file all the same (other times) */
   int dim, ncomp, finest, coord;
   double time;
   char **names;
@@ -529,7 +544,7 @@ int bf_plotfile_data_open(const char *path, bf_plotfile_data **out) {
   }
   struct stat st;
   int err = BF_SUCCESS;
-  if (stat(path, &st) != 0) {
+  if (stat(path, &st) != 0 || pfr_stat_header(path, &p->hst) != 0) {
     err = bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s/Header': %s", path, strerror(errno));
   } else {
     p->dev = st.st_dev, p->ino = st.st_ino;
@@ -855,10 +870,13 @@ int bf_pf_read_local_fabs(const bf_pf_mfhdr *L, int comp, bf_multifab *mf, const
  * new directory into place, so the data files under the name would belong to other headers -- other boxes,
  * offsets, variables -- and could read as wrong values without an error). */
 static int pfr_same_plotfile(const bf_plotfile_data *p) {
-  struct stat st;
-  if (stat(p->path, &st) != 0)
+  struct stat st, hst;
+  if (stat(p->path, &st) != 0 || pfr_stat_header(p->path, &hst) != 0)
     return bf_error_set(BF_ERROR_IO, "PlotFileData", "cannot open '%s': %s", p->path, strerror(errno));
-  if (st.st_dev != p->dev || st.st_ino != p->ino)
+  if (st.st_dev != p->dev || st.st_ino != p->ino || hst.st_dev != p->hst.st_dev || hst.st_ino != p->hst.st_ino ||
+      hst.st_size != p->hst.st_size || hst.st_mtim.tv_sec != p->hst.st_mtim.tv_sec ||
+      hst.st_mtim.tv_nsec != p->hst.st_mtim.tv_nsec || hst.st_ctim.tv_sec != p->hst.st_ctim.tv_sec ||
+      hst.st_ctim.tv_nsec != p->hst.st_ctim.tv_nsec)
     return bf_error_set(BF_ERROR_IO, "PlotFileData",
                         "the plotfile '%s' was replaced (written again) after it was opened: open it again", p->path);
   return BF_SUCCESS;

@@ -113,7 +113,7 @@ int bf_runtime_initialize_comm(int dim, int nargs, const char *const *args, int6
     BF_CHECK(strchr(args[i], '=') != NULL, BF_ERROR_VALUE,
              "initialize() expects \"key=value\" tokens (the first may be an inputs file), got \"%.200s\"%s",
              args[i], i == 0 ? " (no such file)" : "");
-    BF_CALL(bf_parmparse_check_token(args[i]));
+    BF_CALL(bf_parmparse_check_token_dim(args[i], dim));
   }
   /* the communicator first: the messages below print on the I/O rank only */
   bf_comm *comm = NULL;
@@ -135,7 +135,7 @@ int bf_runtime_initialize_comm(int dim, int nargs, const char *const *args, int6
 
 static int bf_runtime_initialize_params(int dim, int nargs, const char *const *args, int first) {
   if (first) BF_CALL(bf_parmparse_add_file(args[0], dim));
-  for (int i = first; i < nargs; ++i) BF_CALL(bf_parmparse_add_token(args[i]));
+  for (int i = first; i < nargs; ++i) BF_CALL(bf_parmparse_add_token_dim(args[i], dim));
   if (nargs > 0) { /* AMReX: ParmParse("amrex").query("verbose", "v", ...): "amrex.v" when no "amrex.verbose" */
     bool found = false;
     int verbose = bf_verbose;

@@ -169,7 +169,17 @@ restore: {
   }
   (void)bf_comm_reduce(c, &back, 1, BF_CT_INT, BF_OP_LAND, -1);
   if (io && haside && back && rename(haside, hfinal) == 0) free(haside), haside = NULL;
-  free(daside), free(haside), daside = haside = NULL; /* what could not go back stays */
+  if (haside || daside) { /* what could not go back stays, and the message says where */
+    char prev[1024], h[600] = "", d[600] = "";
+    snprintf(prev, sizeof prev, "%s", bf_error_message());
+    if (haside) snprintf(h, sizeof h, " '%s' (its header, %s)", haside, hfinal);
+    if (daside) snprintf(d, sizeof d, "%s '%s' (its data, %s)", haside ? " and" : "", daside, dfinal);
+    /* where it is kept comes first: a long path must not push it past the message's end */
+    err = bf_error_set(err, "VisMF::Write",
+                       "the previous checkpoint could not be put back under its names and is kept as%s%s: %s", h, d,
+                       prev);
+  }
+  free(daside), free(haside), daside = haside = NULL;
 }
 done:
   if (dtmp) unlink(dtmp);

@@ -168,6 +168,11 @@ bool bfpy_is_intlike(PyObject *o);
  * component): NULL with TypeError for a non-str, ValueError for a NUL
  * inside (C would cut the name there: "a\0b" would be "a").  Borrowed from o. */
 const char *bfpy_c_name(PyObject *o, const char *what);
+/* Text (str, bytes, bytearray and their subclasses): never a number nor a
+ * sequence of numbers, whatever __float__ / __index__ / __len__ it has. */
+static inline bool bfpy_is_text(PyObject *o) {
+  return PyUnicode_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o);
+}
 /* Every argument that takes "a list of ..." reads it through here: a new
  * reference to a tuple (for PySequence_Fast_GET_ITEM; a list is snapshotted,
  * so Python code run by `check` cannot shrink it under a loop) with the items

@@ -15,10 +15,11 @@ int bfpy_init_geometrydata(PyObject *m, int dim); /* GeometryData */
  * into *d in [0, dim).  TypeError / OverflowError / IndexError otherwise. */
 int bfpy_geom_dir(PyObject *o, int dim, int *d, const char *what);
 
-/* True when `o` is a plain real scalar: int, float or an object with
+/* 1 when `o` is a plain real scalar: int, float or an object with
  * __float__ / __index__ that is not text nor a sequence with a length (a 0-d
- * NumPy array is a scalar, a 1-d one is not). */
-bool bfpy_geom_is_real_scalar(PyObject *o);
+ * NumPy array is a scalar, a 1-d one is not); 0 when not; -1 with the
+ * exception when asking its length raised anything but TypeError. */
+int bfpy_geom_is_real_scalar(PyObject *o);
 
 /* str of a double, Python repr style ("1.0", "0.1", "inf"). */
 PyObject *bfpy_geom_double_str(double v);

@@ -42,7 +42,7 @@ static bool is_mf_family(PyObject *o) {
 static int type_ok(char code, PyObject *o) {
   int kind;
   switch (code) {
-  case 'f': return !PyUnicode_Check(o) && (PyFloat_Check(o) || bfpy_is_intlike(o) ||
+  case 'f': return !bfpy_is_text(o) && (PyFloat_Check(o) || bfpy_is_intlike(o) ||
                                            (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float));
   case 'i': /* an int, not a 1-d array (which has __index__ too but is a Vector_int or an IntVect) */
     kind = bfpy_arg_kind(o, false);
@@ -56,7 +56,7 @@ static int type_ok(char code, PyObject *o) {
   case 'p': return bfpy_is(o, BFPY_T_PERIODICITY, -1);
   case 'v':
     kind = bfpy_arg_kind(o, false);
-    return kind < 0 ? -1 : kind != BFPY_ARG_SCALAR && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+    return kind < 0 ? -1 : kind != BFPY_ARG_SCALAR && !bfpy_is_text(o) &&
            (PySequence_Check(o) || Py_TYPE(o)->tp_iter != NULL);
   default: return true;
   }

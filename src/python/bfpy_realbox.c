@@ -32,8 +32,9 @@ static int rb_init_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   if (nargs + nkw == 0) return bfpy_check(bf_realbox_default(dim, RB(self)));
   /* (x_lo, ..., x_hi, ...) */
   if (bfpy_bind(args, nargs, kwnames, rb_component_names[dim], 2 * dim, a, false) == 0) {
-    bool scalars = true;
-    for (int i = 0; i < 2 * dim; ++i) scalars = scalars && bfpy_geom_is_real_scalar(a[i]);
+    int scalars = 1;
+    for (int i = 0; i < 2 * dim && scalars > 0; ++i) scalars = bfpy_geom_is_real_scalar(a[i]);
+    if (scalars < 0) return -1;
     if (scalars) {
       double lo[BF_SPACEDIM_MAX], hi[BF_SPACEDIM_MAX];
       for (int d = 0; d < dim; ++d)

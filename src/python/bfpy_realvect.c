@@ -17,10 +17,10 @@ int bfpy_geom_dir(PyObject *o, int dim, int *d, const char *what) {
   return 0;
 }
 
-bool bfpy_geom_is_real_scalar(PyObject *o) {
-  if (PyFloat_Check(o) || PyLong_Check(o)) return true;
+int bfpy_geom_is_real_scalar(PyObject *o) {
+  if (PyFloat_Check(o) || PyLong_Check(o)) return 1;
   int kind = bfpy_arg_kind(o, true); /* a 0-d array is a number, a 1-d one a sequence */
-  if (kind < 0) PyErr_Clear();       /* the sequence path asks the length again and raises */
+  if (kind < 0) return -1;           /* its __len__ raised (not a TypeError): that exception */
   return kind == BFPY_ARG_SCALAR;
 }
 
@@ -51,17 +51,20 @@ static int rv_init(PyObject *self, PyObject *args, PyObject *kwds) {
   }
   if (n == 1) {
     PyObject *a = PyTuple_GET_ITEM(args, 0);
+    int scalar;
     if (bfpy_is(a, BFPY_T_INTVECT, -1)) {
       bf_intvect iv;
       if (bfpy_as_intvect(a, dim, 0, &iv, "RealVect(iv)") < 0) return -1;
       for (int d = 0; d < dim; ++d) v[d] = iv.v[d];
     } else if (bfpy_is(a, BFPY_T_REALVECT, -1)) {
       if (bfpy_as_realvect(a, dim, v, "RealVect(other)") < 0) return -1;
-    } else if (bfpy_geom_is_real_scalar(a)) {
+    } else if ((scalar = bfpy_geom_is_real_scalar(a)) < 0) {
+      return -1;
+    } else if (scalar) {
       double s;
       if (bfpy_to_double(a, &s, "RealVect(v)") < 0) return -1;
       for (int d = 0; d < dim; ++d) v[d] = s;
-    } else if (PySequence_Check(a) && !PyUnicode_Check(a) && !PyBytes_Check(a)) {
+    } else if (PySequence_Check(a) && !bfpy_is_text(a)) {
       if (bfpy_to_double_array(a, dim, v, "RealVect(values)") < 0) return -1;
     } else {
       PyErr_Format(PyExc_TypeError,
@@ -150,7 +153,8 @@ static PyObject *rv_richcompare(PyObject *a, PyObject *b, int op) {
  * real scalar.  Returns 1 when not supported (NotImplemented), -1 on error. */
 static int rv_operand(PyObject *o, int dim, double *out) {
   if (bfpy_is(o, BFPY_T_REALVECT, -1)) return bfpy_as_realvect(o, dim, out, "RealVect operand");
-  if (!bfpy_geom_is_real_scalar(o)) return 1;
+  int scalar = bfpy_geom_is_real_scalar(o);
+  if (scalar <= 0) return scalar < 0 ? -1 : 1;
   double s;
   if (bfpy_to_double(o, &s, "RealVect operand") < 0) return -1;
   for (int d = 0; d < dim; ++d) out[d] = s;

@@ -119,14 +119,12 @@ static int bfpy_wrong(PyObject *o, int id, int dim, const char *what) {
   return -1;
 }
 
-static bool is_text(PyObject *o) { return PyUnicode_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o); }
-
 int bfpy_arg_kind(PyObject *o, bool real) {
   if (bfpy_is(o, BFPY_T_INTVECT, -1)) return BFPY_ARG_INTVECT;
   if (PyLong_Check(o) || (real && PyFloat_Check(o))) return BFPY_ARG_SCALAR;
   /* text, and boxfab's own sequences that are not a list of ints for an
    * index (an IndexType reads as bools, a DistributionMapping as ranks) */
-  if (is_text(o) || bfpy_is(o, BFPY_T_INDEXTYPE, -1) || bfpy_is(o, BFPY_T_DISTMAP, -1) ||
+  if (bfpy_is_text(o) || bfpy_is(o, BFPY_T_INDEXTYPE, -1) || bfpy_is(o, BFPY_T_DISTMAP, -1) ||
       bfpy_is(o, BFPY_T_BOXARRAY, -1))
     return BFPY_ARG_OTHER;
   PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;

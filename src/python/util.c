@@ -107,7 +107,8 @@ PyObject *bfpy_no_overload(const char *func, PyObject *const *args, Py_ssize_t n
 }
 
 bool bfpy_is_intlike(PyObject *o) {
-  return PyLong_Check(o) || (!PyFloat_Check(o) && Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index);
+  return PyLong_Check(o) ||
+         (!PyFloat_Check(o) && !bfpy_is_text(o) && Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index);
 }
 
 const char *bfpy_c_name(PyObject *o, const char *what) {
@@ -202,7 +203,7 @@ int bfpy_to_double(PyObject *o, double *out, const char *what) {
                  what, Py_TYPE(o)->tp_name);
     return -1;
   }
-  if (PyUnicode_Check(o) || PyBytes_Check(o) || !(PyFloat_Check(o) || PyLong_Check(o) ||
+  if (bfpy_is_text(o) || !(PyFloat_Check(o) || PyLong_Check(o) ||
                                                    (Py_TYPE(o)->tp_as_number && (Py_TYPE(o)->tp_as_number->nb_float ||
                                                                                  Py_TYPE(o)->tp_as_number->nb_index)))) {
     PyErr_Format(PyExc_TypeError, "%s must be a real number, not %.100s", what, Py_TYPE(o)->tp_name);
@@ -213,8 +214,6 @@ int bfpy_to_double(PyObject *o, double *out, const char *what) {
   *out = v;
   return 0;
 }
-
-static bool bfpy_is_text(PyObject *o) { return PyUnicode_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o); }
 
 /* Collects the items of iterator `it` (at most `max`, `cap` of them announced)
  * into a new tuple, each passed to `check` as it is read.  The items wait in

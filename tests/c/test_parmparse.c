@@ -292,6 +292,39 @@ static void test_initialize_reads_inputs_file_first(void) {
   FAILS_WITH(bf_runtime_initialize_dim(3, 1, bad, &id), BF_ERROR_VALUE, "key=value");
 }
 
+/* A "FILE = inputs" token reads the file with the dimension of the initialize call, into the same table
+ * as add_file (it was read with none: every #if AMREX_SPACEDIM block failed). */
+static void test_file_token_reads_with_the_dimension(void) {
+  const char *text = "#if AMREX_SPACEDIM == 1\nn = 1\n#elif AMREX_SPACEDIM == 2\nn = 2\n#else\nn = 3\n#endif\nm = 7\n";
+  write_file("dimfile", text, strlen(text));
+  char tok[300];
+  snprintf(tok, sizeof tok, "FILE = %s", path_of("dimfile"));
+  for (int dim = 1; dim <= 3; ++dim) {
+    bf_parmparse_clear();
+    BFT_OK(bf_parmparse_check_token_dim(tok, dim));
+    BFT_CHECK(bf_parmparse_size() == 0);
+    BFT_OK(bf_parmparse_add_token_dim(tok, dim));
+    char *a = NULL, *b = NULL;
+    BFT_OK(bf_parmparse_pretty(&a));
+    bf_parmparse_clear();
+    BFT_OK(bf_parmparse_add_file(path_of("dimfile"), dim));
+    BFT_OK(bf_parmparse_pretty(&b));
+    BFT_CHECK(a && b && !strcmp(a, b) && geti("n", 0) == dim && geti("m", 0) == 7);
+    free(a), free(b);
+    /* and through initialize */
+    bf_parmparse_clear();
+    const char *args[] = {"amrex.verbose=0", tok};
+    uint64_t id;
+    BFT_OK(bf_runtime_initialize_dim(dim, 2, args, &id));
+    BFT_CHECK(geti("n", 0) == dim && geti("m", 0) == 7);
+    BFT_OK(bf_runtime_finalize());
+  }
+  bf_parmparse_clear();
+  FAILS_WITH(bf_parmparse_add_token(tok), BF_ERROR_VALUE, "needs the dimension"); /* dimension unknown */
+  FAILS_WITH(bf_parmparse_add_token_dim(tok, 4), BF_ERROR_VALUE, "dimension");
+  BFT_CHECK(bf_parmparse_size() == 0);
+}
+
 static void test_pretty(void) {
   BFT_OK(bf_parmparse_add_text("z = 1 2\na.b = \"x y\"\n", "p", 3));
   char *text = NULL;
@@ -365,8 +398,9 @@ static void test_unreadable_names_and_values_are_refused(void) {
   BFT_OK(bf_parmparse_add_text("keep = 1\n", "p", 3));
   const char *one[] = {"1"};
   static const char *const bad_names[] = {"a b", "a=b", "=", "", "a\tb", "#a", "a#b", "\"a\"", "a\"", "1a", ".a",
-                                          "_a", "a/b", "a,b", "a\\b", "FILE", "\xc3\xa9t\xc3\xa9", "a\xff", "a(b)", "a*b",
-                                          " a", "a ", "a\r"};
+                                          "_a", "(a)", "FILE", "\xc3\xa9t\xc3\xa9", "a\xff", "a\xc3", "a\x01",
+                                          "a\x7f", "a\xc2\xa0" "b", "a\xe3\x80\x80", "f(x, y)", " a", "a ", "a\r",
+                                          "a\v", "a\f"};
   for (size_t k = 0; k < sizeof bad_names / sizeof *bad_names; ++k) {
     FAILS_WITH(bf_parmparse_add(bad_names[k], 1, one), BF_ERROR_VALUE, "");
     int64_t i = 1;
@@ -376,7 +410,9 @@ static void test_unreadable_names_and_values_are_refused(void) {
   FAILS_WITH(bf_parmparse_add("FILE", 1, one), BF_ERROR_VALUE, "include");
   FAILS_WITH(bf_parmparse_add(NULL, 1, one), BF_ERROR_VALUE, "empty");
   /* names AMReX reads */
-  static const char *const good_names[] = {"a", "Z9", "a.b.c", "a_b", "a[0]", "a+b-c", "a..b", "a.", "FILE.x", "xFILE"};
+  static const char *const good_names[] = {"a", "Z9", "a.b.c", "a_b", "a[0]", "a+b-c", "a..b", "a.", "FILE.x", "xFILE",
+                                           "e.density_function(x,y,z)", "a(b)", "a*b", "a/b", "a,b", "a\\b", "a\\",
+                                           "h\xc3\xa9"};
   for (size_t k = 0; k < sizeof good_names / sizeof *good_names; ++k) BFT_OK(bf_parmparse_add(good_names[k], 1, one));
   int n = bf_parmparse_size();
   /* values: a new line, not UTF-8, a '"' in a value that needs quotes, no values */
@@ -398,6 +434,10 @@ static void test_unreadable_names_and_values_are_refused(void) {
   FAILS_WITH(bf_parmparse_add_token("a=\"x"), BF_ERROR_VALUE, "closing");
   FAILS_WITH(bf_parmparse_add_token("a=\xe9t\xe9"), BF_ERROR_VALUE, "UTF-8");
   FAILS_WITH(bf_parmparse_check_token("ok=1 2 3x=4"), BF_ERROR_VALUE, "not a parameter name");
+  /* a token that is all comment (or a namelist) defined nothing without a word */
+  FAILS_WITH(bf_parmparse_add_token("#a=1"), BF_ERROR_VALUE, "comment");
+  FAILS_WITH(bf_parmparse_add_token("  # a = 1 b = 2"), BF_ERROR_VALUE, "defines nothing");
+  FAILS_WITH(bf_parmparse_add_token("&nml a=1 /"), BF_ERROR_VALUE, "namelist");
   BFT_CHECK(bf_parmparse_size() == n);
   BFT_OK(bf_parmparse_check_token("tq=\"x y\""));
   BFT_CHECK(bf_parmparse_count("tq") == -1); /* checked, not added */
@@ -648,6 +688,7 @@ int main(void) {
   BFT_RUN(test_typed_adds_round_trip);
   BFT_RUN(test_expressions);
   BFT_RUN(test_initialize_reads_inputs_file_first);
+  BFT_RUN(test_file_token_reads_with_the_dimension);
   BFT_RUN(test_pretty);
   BFT_RUN(test_many_keys);
   BFT_RUN(test_unreadable_names_and_values_are_refused);

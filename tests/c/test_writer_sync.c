@@ -35,11 +35,25 @@ __attribute__((visibility("default"))) int fsync(int fd) {
 
 /* rename() too: in a forked child, the k-th call kills the process (_exit) before it renames. */
 static int g_renames, g_crash_at = -1, g_rename_fail_at = -1;
+static unsigned g_rename_fail_mask; /* or the k-th for every bit k set */
+
+static bool rename_fails(int k) { return k == g_rename_fail_at || (k < 32 && (g_rename_fail_mask >> k) & 1u); }
+
+/* Another process takes the moved-aside name between the writer's look and its rename: the first rename to
+ * a "<name>.old.<unique>" first makes that name a file of the other process's. */
+static int g_race;
+static void race(const char *to) {
+  if (!g_race || !strstr(to, ".old.")) return;
+  g_race = 0;
+  FILE *f = fopen(to, "wb");
+  if (f) fputs("theirs", f), fclose(f);
+}
 
 __attribute__((visibility("default"))) int rename(const char *from, const char *to) {
   int k = g_renames++;
+  race(to);
   if (k == g_crash_at) _exit(0);
-  if (k == g_rename_fail_at) { /* or fails (EIO) */
+  if (rename_fails(k)) { /* or fails (EIO) */
     errno = EIO;
     return -1;
   }
@@ -53,13 +67,16 @@ static int g_no_exchange;
  * rename as well. */
 __attribute__((visibility("default"))) int renameat2(int fd1, const char *from, int fd2, const char *to,
                                                      unsigned int flags) {
-  if (g_no_exchange) { /* a file system without RENAME_EXCHANGE: the writers rename in two steps */
+  /* 1: a file system without renameat2's flags (the writers rename in two steps with rename()); 2: one with
+   * RENAME_NOREPLACE but without RENAME_EXCHANGE */
+  if (g_no_exchange == 1 || (g_no_exchange == 2 && (flags & 2u))) {
     errno = EINVAL;
     return -1;
   }
   int k = g_renames++;
+  race(to);
   if (k == g_crash_at) _exit(0);
-  if (k == g_rename_fail_at) {
+  if (rename_fails(k)) {
     errno = EIO;
     return -1;
   }
@@ -401,6 +418,197 @@ static void test_failed_rename_restores_the_previous_one(void) {
   clean();
 }
 
+/* The plotfile at root/rel opens and every value of level 0 is v. */
+static bool plotfile_holds(const char *rel, double v) {
+  char p[600];
+  snprintf(p, sizeof p, "%s/%s", root, rel);
+  bf_plotfile_data *pd = NULL;
+  bf_multifab *got = NULL;
+  bool ok = bf_plotfile_data_open(p, &pd) == BF_SUCCESS && bf_plotfile_data_get(pd, 0, -1, &got) == BF_SUCCESS &&
+            all_equal(got, v);
+  bf_multifab_destroy(&got);
+  bf_plotfile_data_destroy(&pd);
+  bf_error_clear();
+  return ok;
+}
+
+/* Two renames failing while a plotfile replaces an existing one (the move aside of the previous one and
+ * the swap back, or the rename into place and the way back): the previous plotfile is never lost.  It is
+ * back under its name, or kept where the error message says; after a success the new one is under the name
+ * and the previous one under "<name>.old.<unique>" (AMReX's).  The exchange back was unchecked: when it
+ * failed too, the previous plotfile, then under the temporary name, was removed as the temporary. */
+static void test_two_failed_renames_never_lose_the_previous_plotfile(void) {
+  ctx_t x;
+  memset(&x, 0, sizeof x);
+  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
+  int per[3] = {0, 0, 0};
+  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  bf_boxarray *ba = chop_domain(3, 8, 4, 0);
+  bf_multifab *mf_old = make_mf(ba, 2, 0, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba, 2, 0, BF_DTYPE_DOUBLE);
+  BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
+  BFT_OK(bf_multifab_set_val_all(mf_new, -3.5));
+  snprintf(x.path, sizeof x.path, "%s/plt", root);
+  int failures = 0;
+  for (int ex = 0; ex < 3; ++ex) {
+    g_no_exchange = ex;
+    for (int j = 0; j < 5; ++j)
+      for (int k = j; k < 5; ++k) {
+        clean();
+        x.mf = mf_old;
+        BFT_OK(w_plotfile(&x));
+        x.mf = mf_new;
+        g_renames = 0, g_rename_fail_mask = (1u << j) | (1u << k);
+        bf_error_clear();
+        int rc = w_plotfile(&x);
+        g_rename_fail_mask = 0;
+        char msg[2048];
+        snprintf(msg, sizeof msg, "%s", bf_error_message());
+        bf_error_clear();
+        /* where the previous plotfile is: a name in root that holds it */
+        char where[300] = "";
+        DIR *d = opendir(root);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+          if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !where[0] && plotfile_holds(e->d_name, 1.25))
+            snprintf(where, sizeof where, "%s", e->d_name);
+        if (d) closedir(d);
+        bool ok = where[0] != '\0';
+        if (rc == BF_SUCCESS)
+          ok = ok && plotfile_holds("plt", -3.5) && !strncmp(where, "plt.old.", 8);
+        else
+          ok = ok && rc == BF_ERROR_IO && (!strcmp(where, "plt") || strstr(msg, where));
+        failures += rc != BF_SUCCESS;
+        if (!ok)
+          fprintf(stderr, "mode %d, renames %d and %d failing: rc %d, previous plotfile at '%s', \"%s\"\n", ex, j, k,
+                  rc, where, msg);
+        BFT_CHECK(ok);
+      }
+  }
+  BFT_CHECK(failures > 5);
+  g_no_exchange = 0;
+  x.mf = NULL;
+  bf_multifab_destroy(&mf_old), bf_multifab_destroy(&mf_new);
+  bf_boxarray_destroy(&ba);
+  clean();
+}
+
+/* The moved-aside name is taken by another process just before the writer renames onto it: the writer
+ * takes another name, and replaces nothing (a plain rename replaced a file of that name, or an empty
+ * directory, without a word).  The previous "plotfile" here is a regular file, as a user's file in the way. */
+static void test_a_moved_aside_name_taken_meanwhile_is_not_replaced(void) {
+  ctx_t x;
+  memset(&x, 0, sizeof x);
+  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
+  int per[3] = {0, 0, 0};
+  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  bf_boxarray *ba = chop_domain(3, 8, 4, 0);
+  x.mf = make_mf(ba, 2, 0, BF_DTYPE_DOUBLE);
+  BFT_OK(bf_multifab_set_val_all(x.mf, 2.0));
+  snprintf(x.path, sizeof x.path, "%s/plt", root);
+  for (int ex = 0; ex <= 2; ex += 2) { /* with the exchange, and without it but with RENAME_NOREPLACE (with
+                                        * neither, a plain rename cannot tell: the writer's look just before it
+                                        * is all there is) */
+    g_no_exchange = ex;
+    clean();
+    FILE *f = fopen(x.path, "wb");
+    BFT_CHECK(f != NULL);
+    if (f) fputs("mine", f), fclose(f);
+    g_race = 1;
+    BFT_OK(w_plotfile(&x));
+    BFT_CHECK(g_race == 0 && plotfile_holds("plt", 2.0));
+    int mine = 0, theirs = 0, n = 0;
+    DIR *d = opendir(root);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      ++n;
+      char p[600], buf[16] = "";
+      snprintf(p, sizeof p, "%s/%s", root, e->d_name);
+      FILE *g = fopen(p, "rb");
+      struct stat st;
+      if (g && stat(p, &st) == 0 && S_ISREG(st.st_mode) && fgets(buf, sizeof buf, g)) {
+        mine += !strcmp(buf, "mine") && !strncmp(e->d_name, "plt.old.", 8);
+        theirs += !strcmp(buf, "theirs");
+      }
+      if (g) fclose(g);
+    }
+    if (d) closedir(d);
+    if (mine != 1 || theirs != 1 || n != 3)
+      fprintf(stderr, "mode %d: mine %d, theirs %d, %d entries\n", ex, mine, theirs, n);
+    BFT_CHECK(mine == 1 && theirs == 1 && n == 3);
+  }
+  g_no_exchange = 0, g_race = 0;
+  bf_multifab_destroy(&x.mf);
+  bf_boxarray_destroy(&ba);
+  clean();
+}
+
+/* Two renames failing while a VisMF checkpoint replaces an existing one: the previous checkpoint is never
+ * lost.  It is back under its names, or the error message names the files it is kept as (renamed back to
+ * <name>_H / <name>_D_00000 they read as the previous checkpoint); it was kept without a word. */
+static void test_two_failed_renames_never_lose_the_previous_checkpoint(void) {
+  ctx_t x;
+  memset(&x, 0, sizeof x);
+  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
+  int per[3] = {0, 0, 0};
+  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  bf_boxarray *ba = chop_domain(3, 8, 4, 0);
+  bf_multifab *mf_old = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE);
+  BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
+  BFT_OK(bf_multifab_set_val_all(mf_new, -3.5));
+  snprintf(x.path, sizeof x.path, "%s/chk", root);
+  int failures = 0, kept = 0;
+  for (int j = 0; j < 6; ++j)
+    for (int k = j; k < 6; ++k) {
+      clean();
+      x.mf = mf_old;
+      BFT_OK(w_vismf(&x));
+      x.mf = mf_new;
+      g_renames = 0, g_rename_fail_mask = (1u << j) | (1u << k);
+      bf_error_clear();
+      int rc = w_vismf(&x);
+      g_rename_fail_mask = 0;
+      char msg[2048];
+      snprintf(msg, sizeof msg, "%s", bf_error_message());
+      bf_error_clear();
+      bf_multifab *got = NULL;
+      bool at_name = bf_vismf_read_new(x.path, &got) == BF_SUCCESS && all_equal(got, rc == BF_SUCCESS ? -3.5 : 1.25);
+      bf_multifab_destroy(&got);
+      bf_error_clear();
+      bool ok = at_name;
+      if (rc != BF_SUCCESS) ++failures;
+      if (rc != BF_SUCCESS && !at_name) { /* kept elsewhere: where the message says */
+        ++kept;
+        const char *parts[2] = {"' (its header, ", "' (its data, "};
+        const char *finals[2] = {"chk_H", "chk_D_00000"};
+        for (int w = 0; w < 2; ++w) {
+          const char *end = strstr(msg, parts[w]);
+          if (!end) continue;
+          const char *start = end;
+          while (start > msg && start[-1] != '\'') --start;
+          char from[600], to[600];
+          snprintf(from, sizeof from, "%.*s", (int)(end - start), start);
+          snprintf(to, sizeof to, "%s/%s", root, finals[w]);
+          if (renameat(AT_FDCWD, from, AT_FDCWD, to) != 0) fprintf(stderr, "cannot rename back %s\n", from);
+        }
+        ok = bf_vismf_read_new(x.path, &got) == BF_SUCCESS && all_equal(got, 1.25);
+        bf_multifab_destroy(&got);
+        bf_error_clear();
+      }
+      ok = ok && (rc == BF_SUCCESS || rc == BF_ERROR_IO);
+      if (!ok) fprintf(stderr, "VisMF, renames %d and %d failing: rc %d, \"%s\"\n", j, k, rc, msg);
+      BFT_CHECK(ok);
+    }
+  BFT_CHECK(failures > 5 && kept > 0);
+  x.mf = NULL;
+  bf_multifab_destroy(&mf_old), bf_multifab_destroy(&mf_new);
+  bf_boxarray_destroy(&ba);
+  clean();
+}
+
 int main(void) {
   uint64_t id;
   bf_runtime_initialize(0, NULL, &id);
@@ -410,6 +618,9 @@ int main(void) {
   BFT_RUN(test_modes_follow_the_umask);
   BFT_RUN(test_killed_at_every_rename);
   BFT_RUN(test_failed_rename_restores_the_previous_one);
+  BFT_RUN(test_two_failed_renames_never_lose_the_previous_plotfile);
+  BFT_RUN(test_a_moved_aside_name_taken_meanwhile_is_not_replaced);
+  BFT_RUN(test_two_failed_renames_never_lose_the_previous_checkpoint);
   rmdir(root);
   (void)id;
   bf_runtime_finalize();

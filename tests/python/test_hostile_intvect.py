@@ -239,3 +239,88 @@ def test_conversions_race_a_list_changing_in_another_thread():
     """, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("ok")
+
+
+# ---- real-like arguments: an exception from __len__ comes through (review of issue 21) ------------
+class NumberLenRaisesOnce:
+    """A number that is also a sequence (as a NumPy array is), whose __len__ raises `exc` the first time
+    only: the first answer must be the one that counts (it was cleared, and the second asked)."""
+
+    def __init__(self, exc):
+        self.exc, self.calls = exc, 0
+
+    def __float__(self):
+        return 1.0
+
+    def __index__(self):
+        return 1
+
+    def __len__(self):
+        self.calls += 1
+        if self.calls == 1:
+            raise self.exc
+        return 3
+
+    def __getitem__(self, i):
+        if i >= 3:
+            raise IndexError(i)
+        return 2.0
+
+
+@pytest.mark.parametrize("exc", [Hostile("__len__"), MemoryError("no memory"), RuntimeError("deadline"),
+                                 KeyboardInterrupt()], ids=["custom", "MemoryError", "RuntimeError",
+                                                            "KeyboardInterrupt"])
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_real_likes_pass_the_exception_of_len_through(dim, exc):
+    """RealVect(x), RealVect arithmetic and RealBox(x_lo, ..., x_hi, ...) ask whether an argument is a
+    number or a sequence; an exception other than TypeError from its __len__ was cleared there (a
+    RealVect built from the second answer, or 'unsupported operand type' / no overload instead of it)."""
+    amr = importlib.import_module(f"boxfab.space{dim}d")
+    calls = [lambda o: amr.RealVect(o), lambda o: amr.RealVect([0.5] * dim) + o,
+             lambda o: o * amr.RealVect([0.5] * dim), lambda o: amr.RealBox(*([o] + [2.0] * (2 * dim - 1)))]
+    for call in calls:
+        o = NumberLenRaisesOnce(exc)
+        with pytest.raises(type(exc)) as info:
+            call(o)
+        assert info.value is exc
+    # a TypeError from __len__ means "no length": read as a number (a 0-d array)
+    assert list(amr.RealVect(NumberLenRaisesOnce(TypeError("no len")))) == [1.0] * dim
+
+
+class FloatBytes(bytes):
+    def __float__(self):
+        return 2.0
+
+    def __index__(self):
+        return 2
+
+
+class FloatBytearray(bytearray):
+    def __float__(self):
+        return 2.0
+
+    def __index__(self):
+        return 2
+
+
+class FloatStr(str):
+    def __float__(self):
+        return 2.0
+
+    def __index__(self):
+        return 2
+
+
+@pytest.mark.parametrize("cls", [FloatStr, FloatBytes, FloatBytearray])
+def test_text_is_never_a_number(cls):
+    """str, bytes and bytearray (and their subclasses with __float__ / __index__) are text: never read as a
+    number or an int, the same for each of the three (a bytearray subclass was read as 2.0 where a str or
+    bytes one was refused: the text checks were written out separately and differed)."""
+    amr = importlib.import_module("boxfab.space3d")
+    t = cls("x") if cls is FloatStr else cls(b"x")
+    for call in (lambda: amr.RealVect(1.0, t, 2.0), lambda: amr.RealVect(t), lambda: amr.IntVect(1, t, 2),
+                 lambda: amr.IntVect(t), lambda: amr.RealBox(0.0, 0.0, 0.0, t, 1.0, 1.0),
+                 lambda: amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(3, 3, 3)).grow(t),
+                 lambda: amr.RealVect(1.0, 2.0, 3.0) * t):
+        with pytest.raises(TypeError):
+            call()

@@ -198,6 +198,51 @@ def test_initialize_arguments_override_the_inputs_file(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_initialize_file_token_reads_with_the_modules_dimension(tmp_path, dim):
+    """initialize(["FILE=inputs"]) (AMReX reads FILE = on its command line as in a file) reads the file's
+    #if AMREX_SPACEDIM blocks for the module's dimension, into the same table as addfile of the file and
+    as the file given first: the token was read with no dimension, so every such block raised ValueError
+    ('needs the dimension') in a space module."""
+    f = write(tmp_path, "deck", """p.all = 7
+#if AMREX_SPACEDIM == 1
+p.n = 1
+p.cell = 64
+#elif AMREX_SPACEDIM == 2
+p.n = 2
+p.cell = 64 64
+#else
+p.n = 3
+p.cell = 64 64 64
+#endif
+#if AMREX_SPACEDIM >= 2
+p.two_up = yes
+#endif
+""")
+    r = run_python(f"""
+        import boxfab.space{dim}d as amr
+        def table():
+            pp = amr.ParmParse("p")
+            return {{n: pp.get_str_arr(n) for n in ("all", "n", "cell", "two_up") if pp.contains(n)}}
+        tables = []
+        for args in ([{str(f)!r}, "amrex.verbose=0"], ["amrex.verbose=0", "FILE={f}"],
+                     ["FILE = {f}", "amrex.verbose=0"], ["amrex.verbose=0 FILE={f} p.after=1"]):
+            amr.initialize(args)
+            tables.append(table())
+            amr.finalize()
+        amr.initialize(["amrex.verbose=0"])
+        amr.ParmParse.addfile({str(f)!r})
+        tables.append(table())
+        amr.finalize()
+        print(tables)
+        assert all(t == tables[-1] for t in tables), tables
+        pp = tables[-1]
+        assert pp["n"] == ["{dim}"] and pp["all"] == ["7"] and pp["cell"] == ["64"] * {dim}, pp
+        assert ("two_up" in pp) == ({dim} >= 2), pp
+    """)
+    assert r.returncode == 0, r.stderr + r.stdout
+
+
 # ---- typed reads and errors -------------------------------------------------------------------
 def test_bool_spellings(amr):
     pp, _ = fresh(amr)
@@ -504,8 +549,9 @@ def test_concurrent_threads_keep_the_store_consistent(amr3):
 
 # ---- only what an inputs file can hold (issue 21) ---------------------------------------------
 # pretty_print writes "name = values" lines; addfile (and AMReX) must read them back as they were.
-UNREADABLE_NAMES = ["a b", "a=b", "=", "a\tb", "#a", "a#b", '"a"', 'a"', "1a", "_a", "a/b", "a,b", "a\\b",
-                    "\u00e9t\u00e9", "a\u00a0b", "a(b)", "a*b", " a", "a ", "a\r", "a\n"]
+UNREADABLE_NAMES = ["a b", "a=b", "=", "a\tb", "#a", "a#b", '"a"', 'a"', "1a", "_a", "(a)", "\u00e9t\u00e9",
+                    "a\u00a0b", "a\u2003b", "a\u3000", " a", "a ", "a\r", "a\n", "a\x01b", "a\x7f", "a\x1fb",
+                    "f(x, y)", "a=(b)"]
 
 
 @pytest.mark.parametrize("name", UNREADABLE_NAMES)
@@ -514,7 +560,7 @@ def test_add_refuses_names_an_inputs_file_cannot_hold(amr3, name):
     before = root.pretty_text()
     calls = [lambda: root.add(name, 1), lambda: root.addarr(name, [1, 2]), lambda: root.add(name, "x"),
              lambda: amr3.ParmParse(name).add("x", 1)]
-    if any(not (c.isascii() and (c.isalnum() or c in "_.[]+-")) for c in name):  # not only its first character
+    if name[0].isascii() and name[0].isalpha():                # refused for what follows its first character
         calls.append(lambda: amr3.ParmParse("ok").add(name, 1.5))
     for call in calls:
         with pytest.raises(ValueError, match="could not be read back from an inputs file"):
@@ -524,9 +570,15 @@ def test_add_refuses_names_an_inputs_file_cannot_hold(amr3, name):
     assert root.pretty_text() == before                # nothing added
 
 
+# names AMReX's tokenizer reads (a letter, then anything up to white space or '='), WarpX's among them
+AMREX_NAMES = ["a", "Z9", "a.b.c", "a_b", "a[0]", "a+b-c", "a..b", "a.", "FILE.x", "xFILE",
+               "electrons.density_function(x,y,z)", "my_constants.f(t)", "a(b)", "a*b", "a/b", "a,b", "a\\b",
+               "a\\", "a)", "a(", "a'b", "a;b", "a:b", "a&b", "a!", "h\u00e9", "a\U0001F600", "a$b", "a%b"]
+
+
 def test_add_takes_every_name_amrex_reads(amr3, tmp_path):
     pp, pre = fresh(amr3)
-    names = ["a", "Z9", "a.b.c", "a_b", "a[0]", "a+b-c", "a..b", "a.", "FILE.x", "xFILE"]
+    names = AMREX_NAMES
     for n in names:
         pp.add(n, 1)
     text = "".join(ln + "\n" for ln in pp.pretty_text().split("\n") if ln.startswith(pre + "."))
@@ -534,6 +586,44 @@ def test_add_takes_every_name_amrex_reads(amr3, tmp_path):
         pp.remove(n)
     amr3.ParmParse.addfile(str(write(tmp_path, "names", text)))
     assert all(pp.get_int(n) == 1 for n in names)
+
+
+def test_warpx_function_names_in_files_and_tokens(amr3, tmp_path):
+    """WarpX's inputs name functions with their arguments: `electrons.density_function(x,y,z) = "..."`.
+    AMReX's tokenizer reads such a token as a name (from '(' on in its STRING state); the store refused
+    them in add, in files and in initialize() tokens, where `initialize(["f(x)=2"])` had worked before."""
+    pp, pre = fresh(amr3)
+    f = write(tmp_path, "warpx", f"""{pre}.electrons.density_function(x,y,z) = "n0*(1+cos(x))"   # first token
+{pre}.n0 = 1.e20 {pre}.electrons.momentum_function_ux(x,y,z) = 0.0
+{pre}.fields.Ex_external_grid_function(x,y,z) = "1.e5*x" \\
+   {pre}.g(t) = t
+""")
+    amr3.ParmParse.addfile(str(f))
+    assert pp.get_str("electrons.density_function(x,y,z)") == "n0*(1+cos(x))"
+    assert pp.get_real("electrons.momentum_function_ux(x,y,z)") == 0.0 and pp.get_real("n0") == 1e20
+    assert pp.get_str("fields.Ex_external_grid_function(x,y,z)") == "1.e5*x" and pp.get_str("g(t)") == "t"
+    text = "".join(ln + "\n" for ln in pp.pretty_text().split("\n") if ln.startswith(pre + "."))
+    assert f'{pre}.electrons.density_function(x,y,z) = "n0*(1+cos(x))"' not in text  # no blank: bare
+    before = {n: pp.get_str_arr(n) for n in ("electrons.density_function(x,y,z)", "n0", "g(t)")}
+    for n in before:
+        pp.remove(n)
+    amr3.ParmParse.addfile(str(write(tmp_path, "back", text)))
+    assert {n: pp.get_str_arr(n) for n in before} == before
+    r = run_python("""
+        import boxfab.space3d as amr
+        amr.initialize(["amrex.verbose=0", "f(x)=2", "a.b(x,y)=x*y  c = 1 d(t) = 3"])
+        pp = amr.ParmParse()
+        assert pp.get_int("f(x)") == 2 and pp.get_str("a.b(x,y)") == "x*y" and pp.get_int("d(t)") == 3, pp.to_dict()
+        amr.finalize()
+        for bad in (["f(x, y)=2"], ["(f)=2"], ["f#x=1"], ['f"x=1']):
+            try:
+                amr.initialize(bad)
+            except ValueError:
+                assert not amr.initialized()
+            else:
+                raise AssertionError(f"{bad!r} accepted")
+    """)
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.parametrize("value", ["a\nb", "\n", '"x', 'a" b', '"', '="', '#"', '("', 'x"\\', '""'])
@@ -613,7 +703,8 @@ def test_initialize_tokens_read_as_the_command_line():
         assert pp.get_int("c") == 1 and pp.get_int("d") == 2
         amr.finalize()
         for bad, gist in ((["p.a b=1"], "expected '='"), (['p.a="x'], "closing"), (["1a=1"], "not a parameter name"),
-                          (["p.ok=1", "=1"], "empty key"), (["p.ok=1", "p.x="], "no value")):
+                          (["p.ok=1", "=1"], "empty key"), (["p.ok=1", "p.x="], "no value"),
+                          (["p.ok=1", "#p.x=1"], "defines nothing"), ([" &nml p.x=1"], "namelist")):
             try:
                 amr.initialize(bad)
             except ValueError as e:

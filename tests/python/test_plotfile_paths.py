@@ -347,7 +347,15 @@ def test_odd_paths_write_and_read_back(tmp_path, path):
         amr.write_single_level_plotfile(path, mf, ["a", "b"], geometry(), 0.0, 0)
         np.testing.assert_array_equal(dense(amr.PlotFileData(path).get(0)), ref)
         assert os.path.isfile(os.path.join(path, "Header"))
-        amr.VisMF.Write(mf, path.rstrip("/") + "_chk") if " " not in os.path.basename(path.rstrip("/")) else None
+        chk = path.rstrip("/") + "_chk"
+        if " " in os.path.basename(chk) or "\t" in os.path.basename(chk):   # the header names the data file
+            with pytest.raises(ValueError, match="blank"):
+                amr.VisMF.Write(mf, chk)
+            assert not os.path.exists(chk + "_H")
+        else:
+            amr.VisMF.Write(mf, chk)
+            np.testing.assert_array_equal(dense(amr.VisMF.Read(chk)), ref)
+            assert os.path.isfile(chk + "_H") and os.path.isfile(chk + "_D_00000")
         assert not [x for x in tree(".") if "bftmp" in x]
     finally:
         os.chdir(cwd)
@@ -432,6 +440,43 @@ def test_rewriting_a_plotfile_a_reader_holds(tmp_path):
     np.testing.assert_array_equal(dense(q.get(0, "a"))[..., 0], ref2[..., 1])
     old = next(x for x in os.listdir(tmp_path) if x.startswith("plt.old."))
     np.testing.assert_array_equal(dense(amr.PlotFileData(str(tmp_path / old)).get(0)), ref1)
+
+
+def test_plotfile_rewritten_in_the_same_directory_or_inode(tmp_path):
+    """PlotFileData told a plotfile written again by the inode number of its directory alone.  Files
+    copied over it in place (cp -r, shutil.copytree) keep the directory, and ext4 hands a deleted
+    directory's number to the next one made (the moved-aside plotfile deleted, the name written again):
+    get() then read the new files under the old headers, and the variables, in another order there,
+    came back under each other's names without an error.  Its Header is compared too now."""
+    import shutil
+    mf1, ref1 = make_mf(seed=1)
+    mf2, ref2 = make_mf(seed=2)
+    out, other = str(tmp_path / "plt"), str(tmp_path / "other")
+    amr.write_single_level_plotfile(out, mf1, ["a", "b"], geometry(), 1.0, 1)
+    amr.write_single_level_plotfile(other, mf2, ["b", "a"], geometry(), 2.0, 2)
+    p = amr.PlotFileData(out)
+    ino = os.stat(out).st_ino
+    shutil.copytree(other, out, dirs_exist_ok=True)          # the same directory, other files
+    assert os.stat(out).st_ino == ino
+    with pytest.raises(OSError, match="replaced"):
+        p.get(0, "a")
+    np.testing.assert_array_equal(dense(amr.PlotFileData(out).get(0, "a"))[..., 0], ref2[..., 1])
+    # the name written again until its new directory gets the number of the one PlotFileData opened
+    amr.write_single_level_plotfile(out, mf1, ["a", "b"], geometry(), 1.0, 1)
+    p, ino, reused = amr.PlotFileData(out), os.stat(out).st_ino, False
+    for _ in range(30):
+        for x in os.listdir(tmp_path):
+            if x.startswith("plt.old."):
+                shutil.rmtree(tmp_path / x)
+        amr.write_single_level_plotfile(out, mf2, ["b", "a"], geometry(), 2.0, 2)
+        if os.stat(out).st_ino == ino:
+            reused = True
+            with pytest.raises(OSError, match="replaced"):
+                p.get(0, "a")
+            break
+    if not reused:
+        with pytest.raises(OSError, match="replaced"):
+            p.get(0, "a")
 
 
 def test_empty_and_many_variables(tmp_path):

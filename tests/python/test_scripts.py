@@ -216,3 +216,71 @@ def test_ctest_skip_reasons(tmp_path):
     assert r.returncode == 0, r.stderr
     assert sorted(r.stdout.splitlines()) == ["   noisy (Skipped): no GPU (42 checks)",
                                              "   plain (Skipped): no device here"]
+
+
+# ---- .ci/run and .gitignore against the main job's outputs (issue 21) ---------------------------
+CI_RUN = os.path.join(ROOT, ".ci", "run")
+
+
+def ci_checkout(tmp_path, run_sh):
+    """A checkout with .ci/run and stub scripts: run.sh does `run_sh`, test.sh leaves a mark."""
+    r = tmp_path / "ci"
+    (r / ".ci").mkdir(parents=True)
+    (r / "scripts").mkdir()
+    shutil.copy(CI_RUN, r / ".ci" / "run")
+    (r / "scripts" / "run.sh").write_text(run_sh)
+    (r / "scripts" / "test.sh").write_text("touch tests-ran\n")
+    return r
+
+
+WRITE_OUTPUTS = "mkdir -p plt_heat/tracers && echo x > plt_heat/Header && echo x > plt_heat/tracers/Header " \
+                "&& echo x > heat_slice.png\n"
+
+
+def test_ci_run_accepts_outputs_written_by_this_run(tmp_path):
+    r = ci_checkout(tmp_path, WRITE_OUTPUTS)
+    p = subprocess.run(["bash", ".ci/run"], cwd=r, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (r / "tests-ran").exists()
+
+
+@pytest.mark.parametrize("missing", ["plt_heat/Header", "plt_heat/tracers/Header", "heat_slice.png"])
+def test_ci_run_refuses_outputs_left_from_an_earlier_run(tmp_path, missing):
+    """The main job must write plt_heat (and its tracers and the PNG) in this run: a plotfile left in a
+    reused checkout by an earlier run passed `test -f plt_heat/Header` though this run wrote nothing."""
+    r = ci_checkout(tmp_path, WRITE_OUTPUTS)
+    subprocess.run(["bash", "-c", WRITE_OUTPUTS], cwd=r, check=True)          # an earlier run's outputs
+    old = 1_000_000_000
+    os.utime(r / missing, (old, old))
+    # this run writes every output but `missing`
+    (r / "scripts" / "run.sh").write_text("".join(
+        f"echo y > {f}\n" for f in ("plt_heat/Header", "plt_heat/tracers/Header", "heat_slice.png") if f != missing))
+    p = subprocess.run(["bash", ".ci/run"], cwd=r, capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and f"did not write {missing}" in p.stdout, p.stdout + p.stderr
+    assert not (r / "tests-ran").exists()
+
+
+def test_ci_run_fails_when_the_main_job_fails(tmp_path):
+    r = ci_checkout(tmp_path, WRITE_OUTPUTS + "exit 3\n")
+    p = subprocess.run(["bash", ".ci/run"], cwd=r, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 3 and not (r / "tests-ran").exists()
+
+
+@pytest.mark.parametrize("path", ["plt_heat/Header", "plt_heat.old.1716000000123456/Header",
+                                  "plt_heat.old.1716000000123456_2/Level_0/Cell_D_00000", "heat_slice.png",
+                                  ".bftmp.0123456789abcdef/Header", "sub/.bftmp.0123456789abcdef_D_00000"])
+def test_gitignore_covers_the_main_jobs_outputs(path):
+    """scripts/run.sh run twice moves the first plt_heat aside to plt_heat.old.<unique> (as AMReX): git status
+    must not list it, nor a writer's temporary left by a killed run."""
+    if not os.path.isdir(os.path.join(ROOT, ".git")) and not os.path.isfile(os.path.join(ROOT, ".git")):
+        pytest.skip("not a git checkout")
+    p = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=ROOT)
+    assert p.returncode == 0, f"{path} is not ignored"
+
+
+@pytest.mark.parametrize("path", ["src/core/plotfile.c", "plt_heat_notes.md", "examples/plt_heat.old.py"])
+def test_gitignore_keeps_sources(path):
+    if not os.path.exists(os.path.join(ROOT, ".git")):
+        pytest.skip("not a git checkout")
+    p = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=ROOT)
+    assert p.returncode == 1, f"{path} is ignored"
