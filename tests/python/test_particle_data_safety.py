@@ -656,3 +656,52 @@ except ImportError as e:
     print("OK")
 """)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+
+
+# ---- on the GPU (marked gpu: run where boxfab uses a CUDA GPU; skipped elsewhere) -----------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("spec", ["pureSoA_3_0", "2_1_3_1"])
+@pytest.mark.parametrize("alloc", ["device", "managed", "arena"])
+def test_gpu_redistribute_refuses_nonfinite_and_no_grid(spec, alloc, tmp_path):
+    """Device memory takes the CUDA path (p_redist_sort's refused key, then the device's locate to name the
+    particle): ValueError, nothing moved; Define keeps the particles; the writers refuse too."""
+    cp = pytest.importorskip("cupy")
+    import boxfab.space3d as amr
+    ensure_init(amr)
+    dom, gm = geometry(amr)
+    ba, dm = layout(amr)
+    pc = getattr(amr, f"ParticleContainer_{spec}_{alloc}")(gm, dm, ba)
+    pc.init_random(2000, 7, getattr(amr, f"ParticleInitType_{spec}")(), False, amr.RealBox([0.0] * 3, [1.0] * 3))
+    counts = [p.num_particles for p in pc.iterator(pc, level=0)]
+    pti = next(iter(pc.iterator(pc, level=0)))
+    if pc.is_soa_particle:
+        pti.soa().to_cupy().real["y"][3] = cp.nan
+    else:
+        pti.aos()[3].setPos(1, float("nan"))     # a reference particle: the write goes to device memory
+    with pytest.raises(ValueError, match="particle 3 of level 0.*not finite"):
+        pc.redistribute()
+    assert [p.num_particles for p in pc.iterator(pc, level=0)] == counts
+    with pytest.raises(ValueError, match="not finite"):
+        pc.write_plotfile(str(tmp_path / "out"), "p")
+    assert not (tmp_path / "out").exists()
+    # Define onto half the domain: the other half is refused
+    half = amr.BoxArray(amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(N // 2 - 1, N - 1, N - 1)))
+    fixed = pc.total_number_of_particles()
+    pc.Define(gm, amr.DistributionMapping(half), half)
+    assert pc.total_number_of_particles() == fixed
+    with pytest.raises(ValueError):
+        pc.redistribute()
+    assert pc.total_number_of_particles() == fixed
+
+
+@pytest.mark.gpu
+def test_gpu_dlpack_columns_read_in_c():
+    cp = pytest.importorskip("cupy")
+    import boxfab.space3d as amr
+    pc, *_ = make(amr, None, real_names=["w"], int_names=["k"])
+    x = cp.linspace(0.05, 0.95, 40)
+    pc.add_particles([x[::2], x[1::2], x[::2]], {"w": x[::2] * 2, "k": cp.arange(20, dtype=cp.int64)})
+    data, _ = everything(pc)
+    assert len(data["r:w"]) == 20 and np.allclose(np.sort(data["r:w"]), np.sort(cp.asnumpy(x[::2] * 2)))
+    assert sorted(data["i:k"]) == list(range(20))
