@@ -55,14 +55,9 @@ def soa_int_comps(self, num_comps):
 def _soa_arrays(self, copy, method, suffix):
     if self.size == 0:
         raise ValueError("SoA is empty.")
-    view = _tuple_type(type(self), suffix)({}, {}, None)
-    if self.has_idcpu:
-        view = view._replace(idcpu=getattr(self.get_idcpu_data(), method)(copy=copy))
-    for i, name in enumerate(self.real_names):
-        view.real[name] = getattr(self.get_real_data(i), method)(copy=copy)
-    for i, name in enumerate(self.int_names):
-        view.int[name] = getattr(self.get_int_data(i), method)(copy=copy)
-    return view
+    # every component captured in one C call (another thread cannot change the tile in between)
+    idcpu, reals, ints = (self._cupy_arrays if method == "to_cupy" else self._arrays)(copy=copy)
+    return _tuple_type(type(self), suffix)(dict(reals), dict(ints), idcpu)
 
 
 def soa_to_numpy(self, copy=False):

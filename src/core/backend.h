@@ -306,12 +306,20 @@ typedef struct bf_plocate {
  * wrapped (p_wrap does it later), or BF_PDEST_REMOVE (no grid holds the
  * particle: outside a non-periodic boundary or the grids; or id <= 0 with
  * remove_negative), BF_PDEST_STAY (id <= 0 without remove_negative: keep it
- * where it is), BF_PDEST_REMOTE (its grid is on another process). */
+ * where it is), BF_PDEST_REMOTE (its grid is on another process),
+ * BF_PDEST_NONFINITE (a valid particle whose position is NaN or infinite:
+ * redistribute refuses it, AMReX has no answer for it), BF_PDEST_NOGRID (a
+ * valid particle inside the level-0 domain, wrapped, that no grid of the
+ * levels holds: AMReX aborts, "invalid particle"; redistribute refuses it).
+ * BF_PDEST_REFUSED(code): one of the last two. */
 #define BF_PDEST_WRAP 0x40000000
 #define BF_PDEST_SLOT_MASK 0x3FFFFFFF
 #define BF_PDEST_REMOVE (-1)
 #define BF_PDEST_STAY (-2)
 #define BF_PDEST_REMOTE (-3)
+#define BF_PDEST_NONFINITE (-4)
+#define BF_PDEST_NOGRID (-5)
+#define BF_PDEST_REFUSED(code) ((code) == BF_PDEST_NONFINITE || (code) == BF_PDEST_NOGRID)
 
 /* A run of particles for p_locate / p_wrap: n particles whose coordinate d
  * is pos[d][i * pstride] and whose idcpu is idcpu[i * istride] (pure SoA:
@@ -460,7 +468,9 @@ typedef struct bf_backend_particles {
    * part_slot[k], in slot order; as p_locate does, dest unused) and key it
    * 2t when it stays in its tile (code t = its slot or BF_PDEST_STAY), 2t+1
    * when it moves to tile t (t relative to slot0, t < nslots), 2 nslots when
-   * removed, 2 nslots + 1 when remote; counts has 2 nslots + 2 entries.
+   * removed, 2 nslots + 1 when remote, 2 nslots + 2 when refused
+   * (BF_PDEST_REFUSED: a position that is not finite, or in no grid); counts
+   * has 2 nslots + 3 entries.
    * Phase 2 (p_redist_move): tile t's vectors at dst[t * nvec + v] (NULL
    * rows: no particle) receive the particles of keys 2t, 2t+1 in the sorted
    * order, from element 0; particle i of part k is read at src[k * nvec + v]

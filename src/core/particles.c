@@ -1,6 +1,7 @@
 /* The particle container: levels, slots, components, tiles, counts (see
  * include/boxfab/particles.h and particles_impl.h). */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,92 @@ int bf_pc_slot_level(const bf_pc *pc, int64_t slot) {
   return -1;
 }
 
+/* Define keeps the particles, as AMReX's does (its tiles stay; the next Redistribute moves them onto
+ * the new grids).  The tiles of old level l go to new level min(l, nlev - 1) of `tmp`, in slot order:
+ * each tile object itself to the next local tile of that level (so views and iterators taken before
+ * still show the container's particles, and nothing is copied), and when the level has fewer local
+ * tiles than come (or a tile holds neighbour copies, which are not kept) its particles are appended to
+ * the level's last tile; on a process without grids of the level they go to the outbox (*outbox: pc's,
+ * or a new one).  Everything is reserved before the first copy; on failure pc is as it was (tmp holds
+ * no old tile then; its new tiles are the caller's to free). */
+static int keep_particles(bf_pc *pc, bf_pc *tmp, bf_ptile **outbox) {
+  const int64_t NO = pc->nslots;
+  int64_t *to = malloc((size_t)(NO > 0 ? NO : 1) * sizeof *to); /* per old slot: new slot, or -1 */
+  int64_t *cdst = malloc((size_t)(NO > 0 ? NO : 1) * sizeof *cdst); /* copied: new slot, -1 outbox, -2 no */
+  int64_t *add = calloc((size_t)(tmp->nslots > 0 ? tmp->nslots : 1), sizeof *add); /* copied in, per new slot */
+  int64_t *n0 = calloc((size_t)(tmp->nslots > 0 ? tmp->nslots : 1), sizeof *n0);   /* size before the copies */
+  bool *made = calloc((size_t)(tmp->nslots > 0 ? tmp->nslots : 1), sizeof *made);
+  int st = to && cdst && add && n0 && made ? BF_SUCCESS : bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  int64_t used[BF_PC_MAX_LEVELS] = {0}, add_box = 0;
+  for (int64_t s = 0; !st && s < NO; ++s) to[s] = -1, cdst[s] = -2;
+  /* the plan */
+  for (int l = 0; l < pc->nlev && !st; ++l) {
+    const pc_level *L = &pc->lev[l];
+    const int nl = l < tmp->nlev ? l : tmp->nlev - 1;
+    const int64_t B = tmp->lev[nl].base, S = tmp->lev[nl].nslots;
+    for (int64_t k = 0; k < L->nslots && !st; ++k) {
+      const int64_t s = L->base + k;
+      bf_ptile *t = pc->slots[s];
+      if (!t || bf_ptile_size(t) == 0) continue;
+      if ((st = bf_ptile_check_consistent(t)) != BF_SUCCESS) break;
+      const int64_t n = bf_ptile_size(t) - bf_ptile_num_neighbors(t);
+      if (n <= 0) continue;
+      if (S == 0) {
+        cdst[s] = -1, add_box += n;
+      } else if (used[nl] < S && bf_ptile_num_neighbors(t) == 0) {
+        to[s] = B + used[nl]++;
+        tmp->slots[to[s]] = t; /* shared until the end: pc still owns it */
+        n0[to[s]] = bf_ptile_size(t);
+      } else {
+        const int64_t d = B + (used[nl] > 0 ? used[nl] - 1 : 0);
+        if (used[nl] == 0) used[nl] = 1; /* a new tile at the level's first slot */
+        cdst[s] = d, add[d] += n;
+      }
+    }
+  }
+  /* destinations made and reserved (capacity only: the old tiles' particles do not change) */
+  bf_ptile *box = *outbox;
+  const int64_t box0 = box ? bf_ptile_size(box) : 0;
+  bool made_box = false;
+  for (int64_t d = 0; !st && d < tmp->nslots; ++d) {
+    if (add[d] == 0) continue;
+    if (!tmp->slots[d]) {
+      st = bf_pc_new_tile(pc, &tmp->slots[d]);
+      made[d] = st == BF_SUCCESS;
+    }
+    if (!st) st = bf_ptile_reserve(tmp->slots[d], n0[d] + add[d]);
+  }
+  if (!st && add_box > 0) {
+    if (!box) {
+      st = bf_pc_new_tile(pc, &box);
+      made_box = st == BF_SUCCESS;
+    }
+    if (!st) st = bf_ptile_reserve(box, box0 + add_box);
+  }
+  /* the copies (reserved: only a device copy can fail) */
+  for (int64_t s = 0; !st && s < NO; ++s) {
+    if (cdst[s] == -2) continue;
+    const bf_ptile *t = pc->slots[s];
+    st = bf_ptile_append_n(cdst[s] >= 0 ? tmp->slots[cdst[s]] : box, t, bf_ptile_size(t) - bf_ptile_num_neighbors(t));
+  }
+  if (st) {
+    /* undo: the old tiles back to their sizes and out of tmp, the new ones are the caller's to free */
+    for (int64_t d = 0; to && n0 && made && d < tmp->nslots; ++d)
+      if (tmp->slots[d] && !made[d]) {
+        (void)bf_ptile_resize(tmp->slots[d], n0[d]); /* shrinking: cannot fail */
+        tmp->slots[d] = NULL;
+      }
+    if (made_box) bf_ptile_destroy(&box);
+    else if (box) (void)bf_ptile_resize(box, box0);
+  } else {
+    for (int64_t s = 0; s < NO; ++s)
+      if (to[s] >= 0) pc->slots[s] = NULL; /* now tmp's */
+    *outbox = box;
+  }
+  free(to), free(cdst), free(add), free(n0), free(made);
+  return st;
+}
+
 int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *const *bas, bf_distmap *const *dms,
                  const int *ref_ratio) {
   BF_CALL(bf_pc_check(pc));
@@ -354,6 +441,15 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
              "level %d: the DistributionMapping has %lld entries for %lld boxes", l, (long long)bf_distmap_size(dms[l]),
              (long long)bf_boxarray_size(bas[l]));
     BF_CHECK(bf_boxarray_ix_type(bas[l]) == 0, BF_ERROR_VALUE, "level %d: the BoxArray must be cell-centred", l);
+    /* every grid on a process that exists (redistribute would send particles to a rank that is not there,
+     * through a table with one entry per process) */
+    const int np = bf_comm_size(bf_pc_comm(pc));
+    const int *pm = bf_distmap_data(dms[l]);
+    for (int64_t g = 0; g < bf_distmap_size(dms[l]); ++g)
+      BF_CHECK(pm[g] >= 0 && pm[g] < np, BF_ERROR_VALUE,
+               "level %d: the DistributionMapping puts grid %lld on rank %d, but there %s %d process%s (ranks 0 to "
+               "%d)",
+               l, (long long)g, pm[g], np == 1 ? "is" : "are", np, np == 1 ? "" : "es", np - 1);
     if (l + 1 < nlev)
       for (int d = 0; d < dim; ++d)
         BF_CHECK(ref_ratio[l * dim + d] >= 1, BF_ERROR_VALUE, "refinement ratio %d of level %d must be >= 1",
@@ -374,7 +470,11 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
       tmp.lev[l].ratio[d] = (l + 1 < nlev && d < dim) ? ref_ratio[l * dim + d] : 1;
   }
   int st = bf_pc_build_slots(&tmp);
+  bf_ptile *outbox = pc->outbox;
+  if (!st) st = keep_particles(pc, &tmp, &outbox);
   if (st) {
+    for (int64_t s = 0; s < tmp.nslots; ++s)
+      bf_ptile_destroy(&tmp.slots[s]);
     bf_pc_free_levels(&tmp);
     free(tmp.slots);
     free(tmp.virt_rank);
@@ -382,7 +482,7 @@ int bf_pc_define(bf_pc *pc, int nlev, const bf_geometry *geoms, bf_boxarray *con
   }
   for (int64_t s = 0; s < pc->nslots; ++s)
     bf_ptile_destroy(&pc->slots[s]);
-  bf_ptile_destroy(&pc->outbox);
+  pc->outbox = outbox;
   free(pc->slots);
   free(pc->virt_rank);
   pc->virt_rank = tmp.virt_rank;
@@ -670,23 +770,17 @@ bool bf_pc_needs_host(const bf_pc *pc) {
 int bf_pc_mirror(const bf_pc *pc, bf_pc **out) {
   bf_pc *h = NULL;
   BF_CALL(bf_pc_create(&pc->layout, bf_arena_get(BF_ARENA_CPU), &h));
-  int st = BF_SUCCESS;
   h->family = pc->family;
   h->tiling = pc->tiling;
   h->tilesize = pc->tilesize;
-  /* the components and names */
-  int nrr = bf_pc_num_runtime_real_comps(pc), nri = bf_pc_num_runtime_int_comps(pc);
-  int nr0 = bf_pc_num_real_comps(pc) - nrr, ni0 = bf_pc_num_int_comps(pc) - nri;
-  for (int c = 0; !st && c < nrr; ++c)
-    st = bf_pc_add_real_comp(h, bf_pc_real_comp_name(pc, nr0 + c), true);
-  for (int c = 0; !st && c < nri; ++c)
-    st = bf_pc_add_int_comp(h, bf_pc_int_comp_name(pc, ni0 + c), true);
-  for (int c = 0; !st && c < nr0; ++c)
-    if (strcmp(bf_pc_real_comp_name(h, c), bf_pc_real_comp_name(pc, c)) != 0)
-      st = bf_pc_set_real_comp_name(h, c, bf_pc_real_comp_name(pc, c));
-  for (int c = 0; !st && c < ni0; ++c)
-    if (strcmp(bf_pc_int_comp_name(h, c), bf_pc_int_comp_name(pc, c)) != 0)
-      st = bf_pc_set_int_comp_name(h, c, bf_pc_int_comp_name(pc, c));
+  /* the components and names: a copy of the prototype (renaming one by one could meet a name that a
+   * component renamed later gives up) */
+  bf_ptile *proto = NULL;
+  int st = bf_ptile_create_like(pc->proto, h->arena, &proto);
+  if (!st) {
+    bf_ptile_destroy(&h->proto);
+    h->proto = proto;
+  }
   if (!st && pc->nlev > 0) {
     bf_geometry geoms[BF_PC_MAX_LEVELS];
     bf_boxarray *bas[BF_PC_MAX_LEVELS];
@@ -765,6 +859,100 @@ const bf_backend_particles *bf_pc_kernels(const bf_pc *pc) {
   }
   if (bf_backend_have_gpu() && bf_gpu_synchronize() != BF_SUCCESS) return NULL;
   return &bf_backend_get()->particles;
+}
+
+/* ---- positions that are not finite ---------------------------------------------------------------- */
+
+int bf_pc_tile_nonfinite(const bf_pc *pc, const bf_ptile *t, int64_t n, int64_t *index, uint64_t *idcpu,
+                         double *x) {
+  *index = -1;
+  const bf_playout *lay = &pc->layout;
+  const int dim = lay->dim;
+  if (n > bf_ptile_size(t)) n = bf_ptile_size(t);
+  if (n <= 0) return BF_SUCCESS;
+  /* host copies, a chunk at a time (any memory kind) */
+  enum { CHUNK = 1 << 14 };
+  const size_t ss = bf_playout_struct_size(lay);
+  const int64_t m = n < CHUNK ? n : CHUNK;
+  uint64_t *ids = malloc((size_t)m * sizeof *ids);
+  double *pos = malloc((size_t)m * 3 * sizeof *pos);
+  unsigned char *aos = lay->pure_soa ? NULL : malloc((size_t)m * ss);
+  int st = BF_SUCCESS;
+  if (!ids || !pos || (!lay->pure_soa && !aos)) st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  for (int64_t i0 = 0; !st && i0 < n && *index < 0; i0 += m) {
+    const int64_t k = n - i0 < m ? n - i0 : m;
+    if (lay->pure_soa) {
+      st = bf_podvec_read(bf_ptile_idcpu(t), i0, k, ids);
+      for (int d = 0; !st && d < dim; ++d) st = bf_podvec_read(bf_ptile_real(t, d), i0, k, pos + (size_t)d * m);
+    } else if ((st = bf_podvec_read(bf_ptile_aos(t), i0, k, aos)) == BF_SUCCESS) {
+      for (int64_t i = 0; i < k; ++i) {
+        const unsigned char *p = aos + (size_t)i * ss;
+        memcpy(&ids[i], p + bf_playout_idcpu_offset(lay), 8);
+        for (int d = 0; d < dim; ++d) memcpy(&pos[(size_t)d * m + (size_t)i], p + 8 * (size_t)d, 8);
+      }
+    }
+    for (int64_t i = 0; !st && i < k; ++i) {
+      if (bf_idcpu_id(ids[i]) <= 0) continue; /* invalid particles are never located */
+      bool fin = true;
+      for (int d = 0; d < dim; ++d) fin = fin && isfinite(pos[(size_t)d * m + (size_t)i]);
+      if (fin) continue;
+      *index = i0 + i;
+      *idcpu = ids[i];
+      for (int d = 0; d < 3; ++d) x[d] = d < dim ? pos[(size_t)d * m + (size_t)i] : 0.0;
+      break;
+    }
+  }
+  free(ids), free(pos), free(aos);
+  return st;
+}
+
+int bf_pc_refused_error(const bf_pc *pc, int64_t slot, const bf_ptile *t, int64_t i, int code, int lev_min,
+                        int lev_max, const char *what, const char *outcome) {
+  const bf_playout *lay = &pc->layout;
+  const int dim = lay->dim;
+  uint64_t idcpu = 0;
+  double x[3] = {0, 0, 0};
+  int st = BF_SUCCESS;
+  if (lay->pure_soa) {
+    st = bf_podvec_get(bf_ptile_idcpu(t), i, &idcpu);
+    for (int d = 0; !st && d < dim; ++d) st = bf_podvec_get(bf_ptile_real(t, d), i, &x[d]);
+  } else {
+    unsigned char *buf = malloc(bf_playout_struct_size(lay));
+    if (!buf) return bf_error_set(BF_ERROR_MEMORY, what, "out of memory");
+    if (!(st = bf_podvec_get(bf_ptile_aos(t), i, buf))) {
+      memcpy(&idcpu, buf + bf_playout_idcpu_offset(lay), 8);
+      memcpy(x, buf, 8 * (size_t)dim);
+    }
+    free(buf);
+  }
+  if (st) return st;
+  char where[160];
+  int lev = slot >= 0 ? bf_pc_slot_level(pc, slot) : -1;
+  if (lev >= 0) {
+    const pc_level *L = &pc->lev[lev];
+    snprintf(where, sizeof where, "of level %d, grid %lld, tile %d", lev, (long long)L->slot_grid[slot - L->base],
+             L->slot_tile[slot - L->base]);
+  } else {
+    snprintf(where, sizeof where, "waiting to go to another process (added on a process without its grid)");
+  }
+  char xs[96];
+  int len = 0;
+  for (int d = 0; d < dim && len < (int)sizeof xs; ++d)
+    len += snprintf(xs + len, sizeof xs - (size_t)len, "%s%g", d ? ", " : "", x[d]);
+  char levs[48];
+  if (lev_min == lev_max) snprintf(levs, sizeof levs, "level %d", lev_min);
+  else snprintf(levs, sizeof levs, "levels %d..%d", lev_min, lev_max);
+  if (code == BF_PDEST_NOGRID)
+    return bf_error_set(BF_ERROR_VALUE, what,
+                        "%s: particle %lld %s (id %lld, cpu %d) at (%s) lies inside the domain but in no grid of "
+                        "%s (the BoxArray does not cover it; AMReX aborts); %s (move it into a grid, or give it "
+                        "an id <= 0 to have redistribute remove it)",
+                        what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, levs,
+                        outcome);
+  return bf_error_set(BF_ERROR_VALUE, what,
+                      "%s: particle %lld %s (id %lld, cpu %d) has a position that is not finite (%s); %s (give it a "
+                      "finite position, or an id <= 0 to have redistribute remove it)",
+                      what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, outcome);
 }
 
 /* ---- counts -------------------------------------------------------------------------------------- */

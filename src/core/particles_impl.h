@@ -96,6 +96,16 @@ bool bf_pc_use_plan(const bf_pc *pc, const bf_backend_particles *K);
 int bf_pc_mirror(const bf_pc *pc, bf_pc **h);
 int bf_pc_writeback(bf_pc *pc, const bf_pc *h);
 
+/* The first valid particle (id > 0) among the first n of tile t whose position is not finite (NaN or
+ * infinite): *index (-1: none), its idcpu and position (x[3]); any memory kind (host copies). */
+int bf_pc_tile_nonfinite(const bf_pc *pc, const bf_ptile *t, int64_t n, int64_t *index, uint64_t *idcpu, double *x);
+/* BF_ERROR_VALUE naming particle i of tile t (slot; -1: the outbox) that redistribute refuses (code, see
+ * BF_PDEST_REFUSED): "<what>: particle i of level L, grid G, tile T (id, cpu) has a position that is not
+ * finite (x, y, z) / at (x, y, z) lies inside the domain but in no grid of levels lev_min..lev_max;
+ * <outcome> (...)". */
+int bf_pc_refused_error(const bf_pc *pc, int64_t slot, const bf_ptile *t, int64_t i, int code, int lev_min,
+                        int lev_max, const char *what, const char *outcome);
+
 /* Stable counting sort of particles by slot (particles_init.c). */
 int bf_pc_count_sort(int64_t n, const int32_t *dest, int64_t ns, int64_t *cnt, int64_t *idx);
 

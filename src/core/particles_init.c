@@ -11,6 +11,7 @@
 #include "boxfab/runtime.h"
 #include "comm.h"
 #include "particles_impl.h"
+#include "plocate.h"
 #include "podvec_impl.h"
 #include <stdio.h>
 #include <time.h>
@@ -879,7 +880,8 @@ static int sort_tiles(bf_pc *pc, const bf_intvect *bin) {
       for (int64_t i = 0; i < n; ++i) {
         int64_t key = 0, mul = 1;
         for (int d = 0; d < dim; ++d) {
-          int64_t c = (int64_t)floor((part.pos[d][i * part.pstride] - L->loc.plo[d]) * L->loc.dxi[d]) + L->loc.dlo[d];
+          /* NaN and infinities clamp (cell_of), never an undefined conversion */
+          int64_t c = cell_of(part.pos[d][i * part.pstride], L->loc.plo[d], L->loc.dxi[d], L->loc.dlo[d]);
           c -= G->lo[d];
           if (c < 0) c = 0;
           if (c > (int64_t)G->hi[d] - G->lo[d]) c = (int64_t)G->hi[d] - G->lo[d];
@@ -946,11 +948,11 @@ int bf_pc_increment(const bf_pc *pc, bf_multifab *mf, int lev) {
     for (int64_t i = 0; i < part.n; ++i) {
       int64_t off = 0;
       bool in = true;
-      for (int d = 0; d < dim; ++d) {
-        int64_t c = (int64_t)floor((part.pos[d][i * part.pstride] - L->loc.plo[d]) * L->loc.dxi[d]) + L->loc.dlo[d];
+      for (int d = 0; d < dim && in; ++d) {
+        int64_t c = cell_of(part.pos[d][i * part.pstride], L->loc.plo[d], L->loc.dxi[d], L->loc.dlo[d]);
         if (c < fab.validbox.lo[d] || c > fab.validbox.hi[d]) in = false;
         int64_t stride = d == 0 ? 1 : fab.stride[d - 1];
-        off += (c - fab.fabbox.lo[d]) * stride;
+        if (in) off += (c - fab.fabbox.lo[d]) * stride;
       }
       if (in) data[off] += 1.0;
     }

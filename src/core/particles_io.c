@@ -488,6 +488,17 @@ static int write_dist(const bf_pc *pc, const char *dir, const char *name, bool c
       int64_t n = 0;
       rc = count_tile(pc, refs[t].ptile, &n);
       mycnt[lev] += n;
+      /* a position that is not finite: restart() refuses such a file, so nothing is written */
+      int64_t bad = -1;
+      uint64_t idcpu = 0;
+      double x[3];
+      const bf_ptile *pt = refs[t].ptile;
+      if (rc == BF_SUCCESS)
+        rc = bf_pc_tile_nonfinite(pc, pt, bf_ptile_size(pt) - bf_ptile_num_neighbors(pt), &bad, &idcpu, x);
+      if (rc == BF_SUCCESS && bad >= 0)
+        rc = bf_pc_refused_error(pc, pc->lev[lev].grids[refs[t].grid].slot + refs[t].tile, pt, bad,
+                                 BF_PDEST_NONFINITE, lev, lev, checkpoint ? "checkpoint" : "write_plotfile",
+                                 "nothing was written (restart could not read it back)");
     }
     free(refs);
   }
@@ -1169,6 +1180,15 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
     rc = bf_error_set(BF_ERROR_IO, __func__, "%.300s was replaced (written again) while it was being read", pdir);
   /* nothing changes anywhere unless every rank read and checked its part */
   if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) {
+    /* the particles are appended to the first local tile of their level (or the outbox): their sizes
+     * before, so that a redistribute that refuses a particle (in no grid of the container: nothing has
+     * moved then) takes them out again and the container is as it was */
+    int64_t before[BF_PC_MAX_LEVELS + 1];
+    for (int l = 0; l < pc->nlev; ++l) {
+      const pc_level *L = &pc->lev[l];
+      before[l] = L->nslots > 0 && pc->slots[L->base] ? bf_ptile_size(pc->slots[L->base]) : -1;
+    }
+    before[BF_PC_MAX_LEVELS] = pc->outbox ? bf_ptile_size(pc->outbox) : -1;
     for (int64_t i = 0; i < ngr && rc == BF_SUCCESS; ++i) rc = add_grid(pc, &h, &grids[i]);
     /* AMReX sets the counter to the file's next id; boxfab never moves it back
      * (ids made earlier in this process stay unique) */
@@ -1176,7 +1196,30 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
     if (rc == BF_SUCCESS) rc = bf_particle_next_id(bf_pc_id_family(pc), 0, &cur);
     if (rc == BF_SUCCESS && h.next_id > cur) rc = bf_particle_set_next_id(bf_pc_id_family(pc), h.next_id);
     /* collective: a rank that failed above makes every rank fail, and nothing moves */
-    if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) rc = bf_pc_redistribute(pc, 0, -1, 0, 0, false);
+    bool moving = false;
+    if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) {
+      moving = true;
+      rc = bf_pc_redistribute(pc, 0, -1, 0, 0, false);
+    }
+    if (rc != BF_SUCCESS && (!moving || rc == BF_ERROR_VALUE || rc == BF_ERROR_MEMORY)) {
+      /* adding failed on some rank, or redistribute refused before anything moved (BF_ERROR_VALUE: a
+       * particle in no grid of the container) or ran out of memory before its first change: the
+       * particles read go again (shrinking cannot fail) */
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", bf_error_message());
+      for (int l = 0; l < pc->nlev; ++l) {
+        const pc_level *L = &pc->lev[l];
+        bf_ptile **t = L->nslots > 0 ? &pc->slots[L->base] : NULL;
+        if (!t || !*t) continue;
+        if (before[l] < 0) bf_ptile_destroy(t);
+        else (void)bf_ptile_resize(*t, before[l]);
+      }
+      if (pc->outbox) {
+        if (before[BF_PC_MAX_LEVELS] < 0) bf_ptile_destroy(&pc->outbox);
+        else (void)bf_ptile_resize(pc->outbox, before[BF_PC_MAX_LEVELS]);
+      }
+      rc = bf_error_set(rc, __func__, "%s", msg);
+    }
   }
   for (int64_t i = 0; i < ngr; ++i) {
     free(grids[i].ints);

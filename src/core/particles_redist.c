@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxfab/gpu.h"
 #include "boxfab/idcpu.h"
 #include "boxfab/runtime.h"
 #include "comm.h"
@@ -78,6 +79,8 @@ typedef struct src_tile {
   int64_t slot; /* -1: the outbox */
   int64_t n;
   int64_t nstay, nmove, nruns, nwrap;
+  int64_t nbad, bad_i; /* refused particles (BF_PDEST_REFUSED), the first of them */
+  int32_t bad_code;
   int64_t moff; /* first mover in the mover arrays */
   int64_t woff; /* first entry in the wrap list */
   int64_t roff; /* first run in the run array */
@@ -98,6 +101,37 @@ static void *xmalloc(size_t n) { return malloc(n ? n : 1); }
 #define PAR_TILES 256
 #define PAR_CHUNK 64
 
+/* The error of the first refused particle (BF_PDEST_REFUSED) of parts[0..nparts) (tiles of slots pslot):
+ * the locator run again with its codes in host-readable memory. */
+static int first_refused(const bf_pc *pc, const bf_backend_particles *K, const bf_plocate *loc, int64_t nparts,
+                         bf_ppart *parts, const int32_t *pslot, int lev_min, int lev_max) {
+  int64_t ntot = 0;
+  for (int64_t k = 0; k < nparts; ++k)
+    ntot += parts[k].n;
+  bf_arena *da = bf_pc_dest_arena(pc);
+  int32_t *dest = NULL;
+  BF_CALL(bf_arena_alloc(da, (size_t)(ntot > 0 ? ntot : 1) * sizeof *dest, (void **)&dest));
+  int64_t off = 0;
+  for (int64_t k = 0; k < nparts; ++k) {
+    parts[k].dest = dest + off;
+    off += parts[k].n;
+  }
+  int st = K->p_locate(loc, nparts, parts);
+  if (!st && bf_backend_have_gpu()) st = bf_gpu_synchronize();
+  for (int64_t k = 0; !st && k < nparts; ++k) {
+    for (int64_t i = 0; i < parts[k].n; ++i)
+      if (BF_PDEST_REFUSED(parts[k].dest[i])) {
+        st = bf_pc_refused_error(pc, pslot[k], pc->slots[pslot[k]], i, parts[k].dest[i], lev_min, lev_max,
+                                 "redistribute", "nothing was moved");
+        break;
+      }
+    parts[k].dest = NULL;
+  }
+  bf_arena_free(da, dest, (size_t)(ntot > 0 ? ntot : 1) * sizeof *dest);
+  if (!st) st = bf_error_set(BF_ERROR_VALUE, __func__, "redistribute: a particle was refused; nothing was moved");
+  return st;
+}
+
 /* Redistribute resident on the device (the backend's p_redist_sort / p_redist_move): the dest codes
  * and the order never leave the device; the host sees the particles per (tile, stay / arrive) to size
  * the tiles.  Same tiles, order and bytes as the host path.  Two passes over the tiles' vectors: one
@@ -115,7 +149,7 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
   int64_t *mincap = calloc((size_t)nsr + 1, sizeof *mincap); /* the least capacity of its vectors */
   int64_t *kof = calloc((size_t)nsr + 1, sizeof *kof);   /* its part number (sources) */
   char *flag = calloc((size_t)nsr + 1, 1);
-  int64_t *counts = xmalloc((size_t)(2 * nsr + 2) * sizeof *counts);
+  int64_t *counts = xmalloc((size_t)(2 * nsr + 3) * sizeof *counts);
   bf_ppart *tparts = xmalloc((size_t)nsr * sizeof *tparts); /* per tile of the range */
   bf_ppart *parts = xmalloc((size_t)nsr * sizeof *parts);   /* per source */
   int32_t *pslot = xmalloc((size_t)nsr * sizeof *pslot);
@@ -176,6 +210,12 @@ static int redistribute_device(bf_pc *pc, const bf_backend_particles *K, int lev
   PT_MARK("setup");
   if ((st = K->p_redist_sort(&loc, nsrc, parts, pslot, s0, nsr, &pv, counts, &plan)) != BF_SUCCESS) goto done;
   PT_MARK("locate+sort");
+  if (counts[2 * nsr + 2] > 0) {
+    /* refused particles (a position that is not finite, or in no grid): nothing has moved yet (the sort
+     * only read); the codes again, where the host reads them, to name the first */
+    st = first_refused(pc, K, &loc, nsrc, parts, pslot, lev_min, lev_max);
+    goto done;
+  }
   if (counts[2 * nsr + 1] > 0) {
     st = bf_error_set(BF_ERROR_VALUE, __func__,
                       "a particle belongs to a grid of another process (the device path runs on one process only)");
@@ -327,6 +367,7 @@ static int redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, bool rem
    * of worst-case size at the tile's particle offset (no counting pass);
    * a particle for another process gets the code NS + its rank */
   int64_t nmovers = 0, nruns = 0, nwraps = 0;
+  bool refused = false; /* this process refuses a particle it cannot place (the others are told) */
   bf_arena *host = bf_arena_get(BF_ARENA_CPU);
   size_t ibytes = (size_t)(ntot > 0 ? ntot : 1) * sizeof(int64_t);
   if (!st && ((st = bf_arena_alloc(host, ibytes, (void **)&mover_idx)) != BF_SUCCESS ||
@@ -342,7 +383,7 @@ static int redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, bool rem
       int64_t off = T->dest - dest;
       T->moff = T->roff = T->woff = off;
       int64_t *mi = mover_idx + off, *ru = runs + 2 * off, *wr = wraps + off;
-      int64_t stay = 0, move = 0, r = 0, w = 0;
+      int64_t stay = 0, move = 0, r = 0, w = 0, bad = 0;
       bool prev = false;
       const int32_t own = T->slot >= 0 ? (int32_t)T->slot : INT32_MIN;
       for (int64_t i = 0; i < T->n; ++i) {
@@ -359,11 +400,23 @@ static int redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, bool rem
           ++ru[2 * (r - 1) + 1];
         } else if (d >= 0) {
           mi[move++] = i;
+        } else if (BF_PDEST_REFUSED(d)) {
+          if (bad++ == 0) T->bad_i = i, T->bad_code = d;
         }
         prev = s;
       }
-      T->nstay = stay, T->nmove = move, T->nruns = r, T->nwrap = w;
+      T->nstay = stay, T->nmove = move, T->nruns = r, T->nwrap = w, T->nbad = bad;
     }
+    /* a valid particle whose position is not finite or lies in no grid: refused before anything
+     * moves (removing it as "outside the domain" lost it without a word; AMReX aborts on the second) */
+    for (int64_t k = 0; k < nsrc && !st; ++k)
+      if (src[k].nbad > 0) {
+        st = bf_pc_refused_error(pc, src[k].slot, src[k].tile, src[k].bad_i, src[k].bad_code, lev_min, lev_max,
+                                 "redistribute", "nothing was moved");
+        refused = st == BF_ERROR_VALUE;
+      }
+  }
+  if (!st) {
     for (int64_t k = 0; k < nsrc; ++k) {
       nmovers += src[k].nmove;
       nwraps += src[k].nwrap;
@@ -407,13 +460,20 @@ static int redistribute(bf_pc *pc, int lev_min, int lev_max, int ngrow, bool rem
   /* the counts of the messages; a process that failed sends -1 so that every process stops */
   if (mpi && sendc && recvc) {
     for (int p = 0; p < np; ++p)
-      sendc[p] = st ? -1 : (p == me ? 0 : di[NS + p].narr);
+      sendc[p] = st ? (refused ? -2 : -1) : (p == me ? 0 : di[NS + p].narr);
     int rc = bf_comm_alltoall_i64(comm, sendc, recvc);
     if (rc && !st) st = rc;
-    bool other = false;
-    for (int p = 0; p < np; ++p)
-      other = other || recvc[p] < 0;
-    if (!st && other)
+    int other = -1, other_refused = -1;
+    for (int p = 0; p < np; ++p) {
+      if (recvc[p] < 0 && other < 0) other = p;
+      if (recvc[p] == -2 && other_refused < 0) other_refused = p;
+    }
+    if (!st && other_refused >= 0)
+      st = bf_error_set(BF_ERROR_VALUE, __func__,
+                        "redistribute: process %d holds a particle it refuses to place (a position that is not "
+                        "finite, or in no grid; its message names it); nothing was moved",
+                        other_refused);
+    else if (!st && other >= 0)
       st = bf_error_set(BF_ERROR_RUNTIME, __func__, "redistribute failed on another process (see its message)");
     for (int p = 0; p < np; ++p)
       if (recvc[p] > maxrecv) maxrecv = recvc[p];

@@ -176,14 +176,16 @@ BF_PLOC_FN bool wrap_pos(const bf_plocate *loc, double *x) {
     if (!loc->is_per[d]) continue;
     double len = loc->phi[d] - loc->plo[d];
     if (x[d] > loc->rhi[d]) {
-      /* many periods away: jump close first (the loop alone would take forever) */
-      if (x[d] - loc->rhi[d] > 4 * len) x[d] -= floor((x[d] - loc->rhi[d]) / len - 1) * len;
+      /* many periods away: into the first period above plo by fmod, which is exact (the loop alone
+       * would take forever; subtracting a rounded multiple of len left a remainder of the size of
+       * x's last bit, which the loop then could not reduce: 6e113 in a period of 0.3 hung) */
+      if (x[d] - loc->rhi[d] > 4 * len) x[d] = loc->plo[d] + fmod(x[d] - loc->plo[d], len);
       while (x[d] > loc->rhi[d])
         x[d] -= len;
       if (x[d] < loc->rlo[d]) x[d] = loc->rlo[d];
       shifted = true;
     } else if (x[d] < loc->rlo[d]) {
-      if (loc->rlo[d] - x[d] > 4 * len) x[d] += floor((loc->rlo[d] - x[d]) / len - 1) * len;
+      if (loc->rlo[d] - x[d] > 4 * len) x[d] = loc->plo[d] + len + fmod(x[d] - loc->plo[d], len);
       while (x[d] < loc->rlo[d])
         x[d] += len;
       if (x[d] > loc->rhi[d]) x[d] = loc->rhi[d];
@@ -199,6 +201,13 @@ BF_PLOC_FN bool wrap_ok(const double *x, int dim) {
   return true;
 }
 
+/* x (wrapped) inside the level-0 round-off domain: AMReX's !outsideRoundoffDomain. */
+BF_PLOC_FN bool in_domain(const bf_plocate *loc, const double *x) {
+  for (int d = 0; d < loc->dim; ++d)
+    if (!(x[d] >= loc->rlo[d] && x[d] <= loc->rhi[d])) return false;
+  return true;
+}
+
 BF_PLOC_FN int32_t locate_one(const bf_plocate *loc, const bf_ppart *p, int64_t i) {
   uint64_t idcpu = p->idcpu ? p->idcpu[i * p->istride] : ~(uint64_t)0;
   bool valid = (idcpu >> 63) != 0 && ((idcpu >> 24) & 0x7FFFFFFFFFull) != 0;
@@ -206,19 +215,25 @@ BF_PLOC_FN int32_t locate_one(const bf_plocate *loc, const bf_ppart *p, int64_t 
   double x[3] = {0, 0, 0};
   for (int d = 0; d < loc->dim; ++d)
     x[d] = p->pos[d][i * p->pstride];
+  if (!wrap_ok(x, loc->dim)) return BF_PDEST_NONFINITE; /* never "outside the domain": refused */
   if (loc->lev_min == loc->lev_max && loc->ngrow == 0) {
     int32_t f = locate_fast(&loc->levels[loc->lev_min], x, loc->dim);
     if (f != INT32_MIN) return f;
   }
-  bool shifted = wrap_ok(x, loc->dim) && wrap_pos(loc, x);
+  bool shifted = wrap_pos(loc, x);
   int32_t s = locate_pos(loc, x);
   if (s >= 0 && shifted) return s | BF_PDEST_WRAP;
   if (s < 0 && shifted && loc->lev_min > 0) {
     /* AMReX: retry unwrapped on the coarsest level of the range with ghost cells */
+    double u[3] = {0, 0, 0};
     for (int d = 0; d < loc->dim; ++d)
-      x[d] = p->pos[d][i * p->pstride];
-    return locate_pos(loc, x);
+      u[d] = p->pos[d][i * p->pstride];
+    s = locate_pos(loc, u);
+    if (s >= 0) return s;
   }
+  /* inside the domain (wrapped) but in no grid: AMReX aborts ("invalid particle"); refused, never
+   * removed as if it had left the domain */
+  if (s == BF_PDEST_REMOVE && in_domain(loc, x)) return BF_PDEST_NOGRID;
   return s;
 }
 

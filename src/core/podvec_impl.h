@@ -22,6 +22,8 @@ void bf_podvec_set_size_raw(bf_podvec *v, int64_t n);
  * caller writes each of them before anyone reads): reserves first, so a
  * failure changes nothing. */
 int bf_ptile_resize_raw(bf_ptile *t, int64_t n);
+/* Append the first m particles of src to dst (bf_ptile_append of a prefix). */
+int bf_ptile_append_n(bf_ptile *dst, const bf_ptile *src, int64_t m);
 /* A tile of a particle container is "owned": the public component functions
  * (add_comps, rename_comps, set_*_comp_name) refuse it with BF_ERROR_VALUE,
  * so that all tiles of a container keep the same components; the container

@@ -84,15 +84,136 @@ static void default_real_name(bool pure_soa, int c, char *buf, size_t size) {
 }
 static void default_int_name(int c, char *buf, size_t size) { snprintf(buf, size, "i%d", c); }
 
-static bool has_name(char *const *names, int n, const char *name) {
-  for (int c = 0; c < n; ++c)
-    if (names[c] && strcmp(names[c], name) == 0) return true;
-  return false;
-}
 
 int64_t bf_ptile_size(const bf_ptile *t) { return bf_podvec_size(t->lay.pure_soa ? t->idcpu : t->aos); }
 
-/* Append `n` components of one kind (real: is_real) named by names (may be NULL). */
+/* ---- component names ------------------------------------------------------------
+ * A tile's component names are the columns of to_df() and the keys of
+ * soa().to_numpy() and add_particles(): every name must say one column.
+ * Refused (BF_ERROR_VALUE): empty names, two components of one kind with a
+ * name, a real and an int component with one name, "idcpu" / "id" / "cpu"
+ * (the particles' ids and cpus), in pure SoA layouts x / y / z of the
+ * layout's dimension for anything but the positions (its reals 0 .. dim-1, in
+ * any order), and, in legacy layouts, the names of the struct components
+ * "rdata_<i>" (i < nsr) and "idata_<i>" (i < nsi).  The positions of a
+ * legacy layout are in the struct (to_df's x, y, z; its SoA columns are
+ * SoA_<name>), so there an SoA component may be called x, as pyAMReX's own
+ * tests call them. */
+
+/* The names a tile would have: nr reals, ni ints (pointers borrowed). */
+typedef struct nameset {
+  int nr, ni;
+  const char *const *rn;
+  const char *const *in;
+} nameset;
+
+static bool struct_field_name(const char *name, const char *prefix, int count) {
+  size_t np = strlen(prefix);
+  if (strncmp(name, prefix, np) != 0) return false;
+  const char *d = name + np;
+  if (!d[0] || (d[0] == '0' && d[1]) || strlen(d) > 9) return false; /* canonical decimal only */
+  long v = 0;
+  for (const char *c = d; *c; ++c) {
+    if (*c < '0' || *c > '9') return false;
+    v = v * 10 + (*c - '0');
+  }
+  return v < count;
+}
+
+/* Component c of a kind may take `name` in layout lay (the rules above, duplicates aside). */
+static int check_comp_name(const bf_playout *lay, bool is_real, int c, const char *name) {
+  BF_CHECK(name != NULL && name[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
+  static const char *const ids[] = {"idcpu", "id", "cpu"};
+  for (int k = 0; k < 3; ++k)
+    BF_CHECK(strcmp(name, ids[k]) != 0, BF_ERROR_VALUE,
+             "'%s' cannot name a particle component: it names the particles' ids and cpus (idcpu)", name);
+  static const char axes[] = "xyz";
+  for (int d = 0; d < lay->dim && lay->pure_soa; ++d)
+    if (name[0] == axes[d] && name[1] == '\0')
+      BF_CHECK(is_real && c < lay->dim, BF_ERROR_VALUE,
+               "'%s' cannot name %s component %d: it names the position in direction %d", name,
+               is_real ? "real" : "int", c, d);
+  if (!lay->pure_soa)
+    BF_CHECK(!struct_field_name(name, "rdata_", lay->nsr) && !struct_field_name(name, "idata_", lay->nsi),
+             BF_ERROR_VALUE, "'%s' cannot name a particle component: it names a struct component of the particles",
+             name);
+  return BF_SUCCESS;
+}
+
+/* Component c of a kind in the final names s: allowed, and no other component has its name. */
+static int check_in_set(const bf_playout *lay, const nameset *s, bool is_real, int c) {
+  const char *name = is_real ? s->rn[c] : s->in[c];
+  BF_CALL(check_comp_name(lay, is_real, c, name));
+  for (int k = 0; k < s->nr; ++k)
+    if (!(is_real && k == c) && strcmp(s->rn[k], name) == 0)
+      BF_ERROR(BF_ERROR_VALUE, "%s component %d and real component %d would both be named '%s'",
+               is_real ? "real" : "int", c, k, name);
+  for (int k = 0; k < s->ni; ++k)
+    if (!(!is_real && k == c) && strcmp(s->in[k], name) == 0)
+      BF_ERROR(BF_ERROR_VALUE, "%s component %d and int component %d would both be named '%s'",
+               is_real ? "real" : "int", c, k, name);
+  return BF_SUCCESS;
+}
+
+/* Default name of new component c of a kind into buf. */
+static const char *default_name(const bf_ptile *t, bool is_real, int c, char *buf, size_t size) {
+  if (is_real) default_real_name(t->lay.pure_soa, c, buf, size);
+  else default_int_name(c, buf, size);
+  return buf;
+}
+
+#define NAME_BUF 32
+/* The names after adding nreal / nint components named real_names / int_names (NULL entries: the
+ * defaults): every new name checked against the rules and every other name. */
+static int check_added(const bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                       const char *const *int_names) {
+  int nr = t->nreal + nreal, ni = t->nint + nint;
+  const char **rn = malloc(sizeof *rn * (size_t)(nr + ni + 1));
+  char *bufs = malloc((size_t)(nreal + nint + 1) * NAME_BUF);
+  if (!rn || !bufs) {
+    free(rn), free(bufs);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory for particle component names");
+  }
+  const char **in = rn + nr;
+  for (int c = 0; c < t->nreal; ++c) rn[c] = t->rnames[c];
+  for (int c = 0; c < t->nint; ++c) in[c] = t->inames[c];
+  for (int k = 0; k < nreal; ++k)
+    rn[t->nreal + k] = real_names && real_names[k]
+                           ? real_names[k]
+                           : default_name(t, true, t->nreal + k, bufs + (size_t)k * NAME_BUF, NAME_BUF);
+  for (int k = 0; k < nint; ++k)
+    in[t->nint + k] = int_names && int_names[k]
+                          ? int_names[k]
+                          : default_name(t, false, t->nint + k, bufs + (size_t)(nreal + k) * NAME_BUF, NAME_BUF);
+  nameset s = {nr, ni, rn, in};
+  int st = BF_SUCCESS;
+  for (int c = t->nreal; c < nr && !st; ++c) st = check_in_set(&t->lay, &s, true, c);
+  for (int c = t->nint; c < ni && !st; ++c) st = check_in_set(&t->lay, &s, false, c);
+  free(rn), free(bufs);
+  return st;
+}
+
+/* The names after renaming (NULL entries and components past nreal / nint keep theirs): every renamed
+ * component checked. */
+static int check_renamed(const bf_ptile *t, int nreal, const char *const *real_names, int nint,
+                         const char *const *int_names) {
+  const char **rn = malloc(sizeof *rn * (size_t)(t->nreal + t->nint + 1));
+  BF_CHECK(rn != NULL, BF_ERROR_MEMORY, "out of memory for particle component names");
+  const char **in = rn + t->nreal;
+  for (int c = 0; c < t->nreal; ++c) rn[c] = c < nreal && real_names && real_names[c] ? real_names[c] : t->rnames[c];
+  for (int c = 0; c < t->nint; ++c) in[c] = c < nint && int_names && int_names[c] ? int_names[c] : t->inames[c];
+  nameset s = {t->nreal, t->nint, rn, in};
+  int st = BF_SUCCESS;
+  for (int c = 0; c < nreal && real_names && !st; ++c)
+    if (real_names[c]) st = check_in_set(&t->lay, &s, true, c);
+  for (int c = 0; c < nint && int_names && !st; ++c)
+    if (int_names[c]) st = check_in_set(&t->lay, &s, false, c);
+  free(rn);
+  return st;
+}
+
+/* Append `n` components of one kind (real: is_real) named by names (may be NULL: the defaults); the
+ * names were checked by the caller (check_added), so only memory can fail, and then nothing changes. */
 static int add_kind(bf_ptile *t, bool is_real, int n, const char *const *names) {
   if (n == 0) return BF_SUCCESS;
   int *count = is_real ? &t->nreal : &t->nint;
@@ -100,29 +221,7 @@ static int add_kind(bf_ptile *t, bool is_real, int n, const char *const *names) 
   char ***nm = is_real ? &t->rnames : &t->inames;
   int old = *count;
   BF_CHECK(n <= 1 << 20 && old <= (1 << 20), BF_ERROR_VALUE, "too many particle components (%d + %d)", old, n);
-  /* names first: all checked before anything changes */
   char buf[32];
-  for (int k = 0; k < n; ++k) {
-    const char *name = names && names[k] ? names[k] : NULL;
-    if (!name) {
-      if (is_real) default_real_name(t->lay.pure_soa, old + k, buf, sizeof buf);
-      else default_int_name(old + k, buf, sizeof buf);
-      name = buf;
-    }
-    BF_CHECK(name[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
-    BF_CHECK(!has_name(*nm, old, name), BF_ERROR_VALUE, "the particles already have a%s component named '%s'",
-             is_real ? " real" : "n int", name);
-    for (int j = 0; j < k; ++j) {
-      const char *other = names && names[j] ? names[j] : NULL;
-      char ob[32];
-      if (!other) {
-        if (is_real) default_real_name(t->lay.pure_soa, old + j, ob, sizeof ob);
-        else default_int_name(old + j, ob, sizeof ob);
-        other = ob;
-      }
-      BF_CHECK(strcmp(other, name) != 0, BF_ERROR_VALUE, "component name '%s' given twice", name);
-    }
-  }
   bf_podvec **nv = realloc(*vecs, sizeof **vecs * (size_t)(old + n));
   BF_CHECK(nv != NULL, BF_ERROR_MEMORY, "out of memory for particle components");
   *vecs = nv;
@@ -242,18 +341,9 @@ int bf_ptile_add_comps_unchecked(bf_ptile *t, int nreal, const char *const *real
                                  const char *const *int_names) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
   BF_CHECK(nreal >= 0 && nint >= 0, BF_ERROR_VALUE, "negative component counts (%d, %d)", nreal, nint);
-  /* check the int names before adding reals, so that a failure changes nothing */
-  char buf[32];
-  for (int k = 0; k < nint; ++k) {
-    const char *name = int_names && int_names[k] ? int_names[k] : NULL;
-    if (!name) {
-      default_int_name(t->nint + k, buf, sizeof buf);
-      name = buf;
-    }
-    BF_CHECK(name[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
-    BF_CHECK(!has_name(t->inames, t->nint, name), BF_ERROR_VALUE, "the particles already have an int component named '%s'",
-             name);
-  }
+  BF_CHECK(nreal <= 1 << 20 && nint <= 1 << 20, BF_ERROR_VALUE, "too many particle components (%d, %d)", nreal, nint);
+  /* every name checked before anything changes */
+  BF_CALL(check_added(t, nreal, real_names, nint, int_names));
   int old = t->nreal;
   BF_CALL(add_kind(t, true, nreal, real_names));
   int err = add_kind(t, false, nint, int_names);
@@ -272,32 +362,10 @@ const char *bf_ptile_real_comp_name(const bf_ptile *t, int c) {
 }
 const char *bf_ptile_int_comp_name(const bf_ptile *t, int c) { return t && c >= 0 && c < t->nint ? t->inames[c] : NULL; }
 
-static int set_name(char **names, int n, int comp, const char *name, const char *kind) {
-  BF_CHECK(comp >= 0 && comp < n, BF_ERROR_INDEX, "%s component %d outside [0, %d)", kind, comp, n);
-  BF_CHECK(name != NULL && name[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
-  for (int c = 0; c < n; ++c)
-    BF_CHECK(c == comp || strcmp(names[c], name) != 0, BF_ERROR_VALUE,
-             "the particles already have a %s component named '%s' (component %d)", kind, name, c);
-  char *d = strdup(name);
-  BF_CHECK(d != NULL, BF_ERROR_MEMORY, "out of memory for a component name");
-  free(names[comp]);
-  names[comp] = d;
-  return BF_SUCCESS;
-}
-
-/* New names of comps [0, n) of one kind (NULL entries keep), checked for
- * uniqueness against the whole final list; applied only when all are fine. */
-static int rename_kind(char **names, int count, int n, const char *const *nn, const char *kind) {
+/* New names of comps [0, n) of one kind (NULL entries keep), checked by the caller (check_renamed);
+ * applied only when every copy was made. */
+static int rename_kind(char **names, int n, const char *const *nn) {
   if (n == 0 || !nn) return BF_SUCCESS;
-  BF_CHECK(n >= 0 && n <= count, BF_ERROR_INDEX, "%d %s component names for %d components", n, kind, count);
-  for (int c = 0; c < count; ++c) {
-    const char *a = c < n && nn[c] ? nn[c] : names[c];
-    BF_CHECK(a[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
-    for (int d = 0; d < c; ++d) {
-      const char *b = d < n && nn[d] ? nn[d] : names[d];
-      BF_CHECK(strcmp(a, b) != 0, BF_ERROR_VALUE, "%s components %d and %d would both be named '%s'", kind, d, c, a);
-    }
-  }
   char **dup = calloc((size_t)n, sizeof *dup);
   BF_CHECK(dup != NULL, BF_ERROR_MEMORY, "out of memory for component names");
   for (int c = 0; c < n; ++c)
@@ -321,28 +389,51 @@ int bf_ptile_rename_comps_unchecked(bf_ptile *t, int nreal, const char *const *r
   BF_CHECK(nreal >= 0 && nint >= 0, BF_ERROR_VALUE, "negative name counts (%d, %d)", nreal, nint);
   BF_CHECK(nreal <= t->nreal && nint <= t->nint, BF_ERROR_INDEX,
            "%d real / %d int names for %d real / %d int components", nreal, nint, t->nreal, t->nint);
-  /* check the ints first (the reals are applied only after both are known to be fine) */
-  if (int_names && nint > 0) {
-    for (int c = 0; c < t->nint; ++c) {
-      const char *a = c < nint && int_names[c] ? int_names[c] : t->inames[c];
-      BF_CHECK(a[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
-      for (int d = 0; d < c; ++d) {
-        const char *b = d < nint && int_names[d] ? int_names[d] : t->inames[d];
-        BF_CHECK(strcmp(a, b) != 0, BF_ERROR_VALUE, "int components %d and %d would both be named '%s'", d, c, a);
+  if (!real_names) nreal = 0;
+  if (!int_names) nint = 0;
+  BF_CALL(check_renamed(t, nreal, real_names, nint, int_names));
+  char **keep = NULL;
+  if (nreal > 0) {
+    /* the old real names, to restore them when the ints fail (memory only) */
+    keep = calloc((size_t)nreal, sizeof *keep);
+    BF_CHECK(keep != NULL, BF_ERROR_MEMORY, "out of memory for component names");
+    for (int c = 0; c < nreal; ++c)
+      if (real_names[c] && !(keep[c] = strdup(t->rnames[c]))) {
+        for (int d = 0; d < c; ++d) free(keep[d]);
+        free(keep);
+        BF_ERROR(BF_ERROR_MEMORY, "out of memory for component names");
       }
-    }
   }
-  BF_CALL(rename_kind(t->rnames, t->nreal, nreal, real_names, "real"));
-  return rename_kind(t->inames, t->nint, nint, int_names, "int");
+  int st = rename_kind(t->rnames, nreal, real_names);
+  if (!st) st = rename_kind(t->inames, nint, int_names);
+  if (st && keep && rename_kind(t->rnames, nreal, (const char *const *)keep) != BF_SUCCESS)
+    st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for component names (some reals were renamed)");
+  for (int c = 0; keep && c < nreal; ++c) free(keep[c]);
+  free(keep);
+  return st;
+}
+
+/* One component renamed (checked as a rename of that component alone). */
+static int set_name(bf_ptile *t, bool is_real, int comp, const char *name) {
+  int n = is_real ? t->nreal : t->nint;
+  BF_CHECK(comp >= 0 && comp < n, BF_ERROR_INDEX, "%s component %d outside [0, %d)", is_real ? "real" : "int", comp, n);
+  BF_CHECK(name != NULL && name[0] != '\0', BF_ERROR_VALUE, "empty particle component name");
+  const char **nn = calloc((size_t)comp + 1, sizeof *nn);
+  BF_CHECK(nn != NULL, BF_ERROR_MEMORY, "out of memory for component names");
+  nn[comp] = name;
+  int st = is_real ? bf_ptile_rename_comps_unchecked(t, comp + 1, nn, 0, NULL)
+                   : bf_ptile_rename_comps_unchecked(t, 0, NULL, comp + 1, nn);
+  free(nn);
+  return st;
 }
 
 int bf_ptile_set_real_comp_name_unchecked(bf_ptile *t, int comp, const char *name) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
-  return set_name(t->rnames, t->nreal, comp, name, "real");
+  return set_name(t, true, comp, name);
 }
 int bf_ptile_set_int_comp_name_unchecked(bf_ptile *t, int comp, const char *name) {
   BF_CHECK(t != NULL, BF_ERROR_VALUE, "NULL particle tile");
-  return set_name(t->inames, t->nint, comp, name, "int");
+  return set_name(t, false, comp, name);
 }
 
 int64_t bf_ptile_num_neighbors(const bf_ptile *t) { return t->nnb; }
@@ -461,11 +552,18 @@ int bf_ptile_swap(bf_ptile *a, bf_ptile *b) {
 }
 
 int bf_ptile_append(bf_ptile *dst, const bf_ptile *src) {
+  BF_CHECK(src != NULL, BF_ERROR_VALUE, "NULL particle tile");
+  return bf_ptile_append_n(dst, src, bf_ptile_size(src));
+}
+
+int bf_ptile_append_n(bf_ptile *dst, const bf_ptile *src, int64_t m) {
   BF_CHECK(dst != NULL && src != NULL, BF_ERROR_VALUE, "NULL particle tile");
   BF_CALL(same_shape(dst, src, __func__));
   BF_CALL(bf_ptile_check_consistent(src));
   BF_CALL(bf_ptile_check_consistent(dst));
-  int64_t n0 = bf_ptile_size(dst), m = bf_ptile_size(src);
+  BF_CHECK(m >= 0 && m <= bf_ptile_size(src), BF_ERROR_INDEX, "%lld particles of a tile of %lld", (long long)m,
+           (long long)bf_ptile_size(src));
+  int64_t n0 = bf_ptile_size(dst);
   if (m == 0) return BF_SUCCESS;
   BF_CHECK(m <= INT64_MAX - n0, BF_ERROR_OVERFLOW, "too many particles");
   for (int k = 0; k < nvecs(dst); ++k) BF_CALL(bf_podvec_reserve(vec_at(dst, k), n0 + m));

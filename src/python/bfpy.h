@@ -164,6 +164,10 @@ int bfpy_to_int64(PyObject *o, int64_t *out, const char *what);
 int bfpy_to_double(PyObject *o, double *out, const char *what);
 /* True when o is an int-like (int / __index__, not bool-agnostic). */
 bool bfpy_is_intlike(PyObject *o);
+/* The UTF-8 of a str naming something C keeps as a C string (a particle
+ * component): NULL with TypeError for a non-str, ValueError for a NUL
+ * inside (C would cut the name there: "a\0b" would be "a").  Borrowed from o. */
+const char *bfpy_c_name(PyObject *o, const char *what);
 /* Text (str, bytes, bytearray and their subclasses): never a number nor a
  * sequence of numbers, whatever __float__ / __index__ / __len__ it has. */
 static inline bool bfpy_is_text(PyObject *o) {

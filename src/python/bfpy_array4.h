@@ -53,6 +53,8 @@ int bfpy_array4_type_info(PyTypeObject *t, int *dim, int *dtype, bool *is_const)
 /* Fill self's view from a foreign object (DLPack, CAI, array interface,
  * buffer).  0 or -1 with an exception. */
 int bfpy_array4_import(bfpy_array4_object *self, PyObject *obj);
+/* boxfab._core._dlpack_to_host(obj, what): a 1-D NumPy host copy of a DLPack array (no CuPy needed). */
+PyObject *bfpy_dlpack_to_host(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* Exported shape (ncomp, nz, ny, nx) and strides in elements. */
 void bfpy_array4_shape(const bf_array4 *a, int64_t shape[4], int64_t strides[4]);

@@ -634,3 +634,140 @@ error: /* the new exception wins over a saved BufferError of __dlpack__ */
   Py_XDECREF(saved_type), Py_XDECREF(saved_value), Py_XDECREF(saved_tb);
   return -1;
 }
+
+/* ---- a host copy of a 1-D DLPack array (add_particles' columns) ---------------------------------- */
+
+/* NumPy's typestr of a DLPack dtype (host order), NULL when NumPy has none. */
+static const char *dl_typestr(DLDataType t) {
+  if (t.lanes != 1) return NULL;
+  switch (t.code) {
+  case kDLFloat: return t.bits == 64 ? "=f8" : t.bits == 32 ? "=f4" : t.bits == 16 ? "=f2" : NULL;
+  case kDLInt: return t.bits == 64 ? "=i8" : t.bits == 32 ? "=i4" : t.bits == 16 ? "=i2" : t.bits == 8 ? "|i1" : NULL;
+  case kDLUInt: return t.bits == 64 ? "=u8" : t.bits == 32 ? "=u4" : t.bits == 16 ? "=u2" : t.bits == 8 ? "|u1" : NULL;
+  case kDLComplex: return t.bits == 128 ? "=c16" : t.bits == 64 ? "=c8" : NULL;
+  case kDLBool: return t.bits == 8 ? "|b1" : NULL;
+  default: return NULL;
+  }
+}
+
+/* _dlpack_to_host(obj, what, /) -> numpy.ndarray: a 1-D host copy of what obj.__dlpack__() exports:
+ * host memory (kDLCPU, kDLCUDAHost), or CUDA device / managed memory of the device boxfab works on
+ * (copied on boxfab's stream, which the producer was asked to order its work before).  No CuPy.
+ * BufferError for memory boxfab cannot read (CUDA memory while boxfab uses no GPU, other devices),
+ * ValueError for another number of dimensions, TypeError for a dtype NumPy has no equal of. */
+PyObject *bfpy_dlpack_to_host(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 2 || !PyUnicode_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "_dlpack_to_host(obj, what: str, /)");
+    return NULL;
+  }
+  PyObject *obj = args[0];
+  const char *what = PyUnicode_AsUTF8(args[1]);
+  if (!what) return NULL;
+  int dev = a4_producer_device(obj);
+  if (dev < 0) return NULL;
+  const bool cuda = dev == kDLCUDA || dev == kDLCUDAManaged;
+  if (cuda && !bf_gpu_available()) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the array is in CUDA memory (DLPack device type %d) but boxfab uses no GPU here (none found, "
+                 "a build without CUDA, or BOXFAB_DEVICE=cpu); copy it to the host first",
+                 what, dev);
+    return NULL;
+  }
+  if (!cuda && dev != kDLCPU && dev != kDLCUDAHost) {
+    PyErr_Format(PyExc_BufferError, "%s: the array lives on DLPack device type %d, which boxfab cannot read", what,
+                 dev);
+    return NULL;
+  }
+  PyObject *cap = a4_call_dlpack(obj, dev);
+  if (!cap) return NULL;
+  DLTensor *dl = NULL;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    DLManagedTensorVersioned *mv = PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (mv->version.major != 1) {
+      PyErr_Format(PyExc_BufferError, "%s: DLPack version %u.%u is not supported (1.x is)", what, mv->version.major,
+                   mv->version.minor);
+      goto fail;
+    }
+    dl = &mv->dl_tensor;
+  } else if (PyCapsule_IsValid(cap, "dltensor")) {
+    dl = &((DLManagedTensor *)PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
+  } else {
+    PyErr_Format(PyExc_TypeError, "%s: __dlpack__ of %.100s did not return a DLPack capsule", what,
+                 Py_TYPE(obj)->tp_name);
+    goto fail;
+  }
+  const int tdev = (int)dl->device.device_type; /* the tensor's word is the last */
+  const bool on_device = tdev == kDLCUDA || tdev == kDLCUDAManaged;
+  if (on_device && (!bf_gpu_available() || (int)dl->device.device_id != bf_gpu_device_id())) {
+    PyErr_Format(PyExc_BufferError, "%s: the array is on CUDA device %d, boxfab works on %s %d", what,
+                 (int)dl->device.device_id, bf_gpu_available() ? "device" : "no GPU, not", bf_gpu_device_id());
+    goto fail;
+  }
+  if (!on_device && tdev != kDLCPU && tdev != kDLCUDAHost) {
+    PyErr_Format(PyExc_BufferError, "%s: the array lives on DLPack device type %d, which boxfab cannot read", what,
+                 tdev);
+    goto fail;
+  }
+  if (dl->ndim != 1 || !dl->shape) {
+    PyErr_Format(PyExc_ValueError, "%s: expected a 1-D array, got %d dimensions (through __dlpack__)", what,
+                 (int)dl->ndim);
+    goto fail;
+  }
+  const char *ts = dl_typestr(dl->dtype);
+  if (!ts) {
+    PyErr_Format(PyExc_TypeError, "%s: DLPack dtype (code %u, bits %u, lanes %u) has no NumPy equal", what,
+                 dl->dtype.code, dl->dtype.bits, dl->dtype.lanes);
+    goto fail;
+  }
+  const int64_t n = dl->shape[0], stride = dl->strides ? dl->strides[0] : 1;
+  const size_t isz = dl->dtype.bits / 8u;
+  if (n < 0 || (n > 0 && !dl->data)) {
+    PyErr_Format(PyExc_BufferError, "%s: a DLPack tensor of %lld elements without data", what, (long long)n);
+    goto fail;
+  }
+  PyObject *np = PyImport_ImportModule("numpy");
+  PyObject *arr = np ? PyObject_CallMethod(np, "empty", "(L)s", (long long)n, ts) : NULL;
+  Py_XDECREF(np);
+  if (!arr) goto fail;
+  Py_buffer b;
+  if (PyObject_GetBuffer(arr, &b, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+    Py_DECREF(arr);
+    goto fail;
+  }
+  const char *base = (const char *)dl->data + dl->byte_offset;
+  int st = BF_SUCCESS;
+  if (n > 0) {
+    /* the elements span [lo, hi] (strides may be 0 or negative) */
+    const int64_t lo = stride < 0 ? (n - 1) * stride : 0, hi = stride > 0 ? (n - 1) * stride : 0;
+    const size_t span = (size_t)(hi - lo + 1) * isz;
+    const char *from = base + lo * (int64_t)isz;
+    char *tmp = NULL;
+    if (on_device) {
+      if (stride == 1) {
+        st = bf_gpu_memcpy(b.buf, from, span);
+      } else if (!(tmp = malloc(span))) {
+        st = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory for a copy of %zu bytes", span);
+      } else if ((st = bf_gpu_memcpy(tmp, from, span)) == BF_SUCCESS) {
+        from = tmp;
+      }
+    } else if (tdev == kDLCUDAHost && bf_gpu_available()) {
+      st = bf_gpu_synchronize(); /* pinned memory a kernel of the stream may still write */
+    }
+    if (st == BF_SUCCESS && !(on_device && stride == 1))
+      for (int64_t i = 0; i < n; ++i)
+        memcpy((char *)b.buf + (size_t)i * isz, from + (i * stride - lo) * (int64_t)isz, isz);
+    free(tmp);
+  }
+  PyBuffer_Release(&b);
+  if (st != BF_SUCCESS) {
+    Py_DECREF(arr);
+    (void)bfpy_check(st);
+    goto fail;
+  }
+  Py_DECREF(cap); /* not consumed: the producer's capsule destructor runs its deleter */
+  return arr;
+fail:
+  a4_decref_keeping_error(cap);
+  return NULL;
+}

@@ -8,6 +8,7 @@
  * number of named real / int components (the pureSoA_<dim>_0 layout plus
  * run-time components).  Python glue (to_df, add_particles) lives in
  * python/boxfab/_pcontainer.py. */
+#include <limits.h>
 #include <string.h>
 
 #include "bfpy_multifab.h"
@@ -150,7 +151,7 @@ static int name_list(PyObject *o, PyObject **keep, const char ***names, Py_ssize
       Py_DECREF(seq);
       return -1;
     }
-    arr[i] = PyUnicode_AsUTF8(it);
+    arr[i] = bfpy_c_name(it, what);
     if (!arr[i]) {
       PyMem_Free(arr);
       Py_DECREF(seq);
@@ -397,6 +398,12 @@ static PyObject *add_comp(PyObject *self, PyObject *const *args, Py_ssize_t narg
   PyObject *a[2] = {NULL, NULL};
   const char *name = NULL;
   bool named = nargs >= 1 ? PyUnicode_Check(args[0]) : false;
+  if (nargs >= 1 && (PyBytes_Check(args[0]) || PyByteArray_Check(args[0]))) {
+    /* a name meant as bytes would be read as `communicate` (true) and give a default name */
+    PyErr_Format(PyExc_TypeError, "add_%s_comp(name): the name must be a str, not %.100s", real ? "real" : "int",
+                 Py_TYPE(args[0])->tp_name);
+    return NULL;
+  }
   if (!named && kwnames)
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); ++i)
       if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "name") == 0) named = true;
@@ -406,7 +413,7 @@ static PyObject *add_comp(PyObject *self, PyObject *const *args, Py_ssize_t narg
       PyErr_Format(PyExc_TypeError, "add_%s_comp(name): name must be a str", real ? "real" : "int");
       return NULL;
     }
-    name = PyUnicode_AsUTF8(a[0]);
+    name = bfpy_c_name(a[0], real ? "add_real_comp(name)" : "add_int_comp(name)");
     if (!name) return NULL;
   }
   bool comm;
@@ -427,11 +434,15 @@ static PyObject *comp_index(PyObject *self, PyObject *arg, bool real) {
     PyErr_SetString(PyExc_TypeError, "the component name must be a str");
     return NULL;
   }
-  const char *s = PyUnicode_AsUTF8(arg);
+  Py_ssize_t len = 0;
+  const char *s = PyUnicode_AsUTF8AndSize(arg, &len);
   if (!s) return NULL;
-  int i = real ? bf_pc_real_comp_index(PCO(self)->pc, s) : bf_pc_int_comp_index(PCO(self)->pc, s);
+  /* a name with a NUL inside names no component (C would read it up to the NUL) */
+  int i = (size_t)len != strlen(s) ? -1
+          : real               ? bf_pc_real_comp_index(PCO(self)->pc, s)
+                               : bf_pc_int_comp_index(PCO(self)->pc, s);
   if (i < 0) {
-    PyErr_Format(PyExc_KeyError, "no %s component named '%s'", real ? "real" : "int", s);
+    PyErr_Format(PyExc_KeyError, "no %s component named %R", real ? "real" : "int", arg);
     return NULL;
   }
   return PyLong_FromLong(i);
@@ -773,19 +784,23 @@ static const void *get_buf(bufset *b, PyObject *o, const char *fmt, size_t isz, 
 static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   int lev, redist;
   long long n;
-  PyObject *pos, *reals, *ints, *sreals, *sints, *ids, *cpus;
-  if (!PyArg_ParseTuple(args, "ipLOOOOOOO", &lev, &redist, &n, &pos, &reals, &ints, &sreals, &sints, &ids, &cpus))
+  PyObject *levo, *pos, *reals, *ints, *sreals, *sints, *ids, *cpus;
+  if (!PyArg_ParseTuple(args, "OpLOOOOOOO", &levo, &redist, &n, &pos, &reals, &ints, &sreals, &sints, &ids, &cpus))
     return NULL;
-  if (defined(self, "add_particles") < 0) return NULL;
+  /* the level as every level argument: an int (TypeError for 0.5, which int() would make 0), in range */
+  if (defined(self, "add_particles") < 0 || level_arg(self, levo, &lev, "add_particles(level)") < 0) return NULL;
   bfpy_pc_object *o = PCO(self);
   const bf_playout *lay = bf_pc_layout(o->pc);
+  /* the columns of the components the caller saw: components are only ever appended, so they keep their
+   * indices, and those added since (another thread's add_real_comp) get zeros */
   int nr = bf_pc_num_real_comps(o->pc) - (lay->pure_soa ? lay->dim : 0), ni = bf_pc_num_int_comps(o->pc);
   if (!PyTuple_Check(pos) || PyTuple_GET_SIZE(pos) != o->dim || !PyTuple_Check(reals) ||
-      PyTuple_GET_SIZE(reals) != nr || !PyTuple_Check(ints) || PyTuple_GET_SIZE(ints) != ni || !PyTuple_Check(sreals) ||
+      PyTuple_GET_SIZE(reals) > nr || !PyTuple_Check(ints) || PyTuple_GET_SIZE(ints) > ni || !PyTuple_Check(sreals) ||
       PyTuple_GET_SIZE(sreals) != lay->nsr || !PyTuple_Check(sints) || PyTuple_GET_SIZE(sints) != lay->nsi) {
     PyErr_SetString(PyExc_ValueError, "_add_columns: column tuples of the wrong lengths");
     return NULL;
   }
+  const int gr = (int)PyTuple_GET_SIZE(reals), gi = (int)PyTuple_GET_SIZE(ints);
   bufset *b = PyMem_Calloc(1, sizeof *b);
   const void **rp = PyMem_Calloc((size_t)nr + 1, sizeof *rp), **ip = PyMem_Calloc((size_t)ni + 1, sizeof *ip);
   const void *srp[64] = {0}, *sip[64] = {0};
@@ -807,9 +822,9 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   } while (0)
   for (int d = 0; st == 0 && d < o->dim; ++d)
     GB(cols.pos[d], PyTuple_GET_ITEM(pos, d), "d", double, "position");
-  for (int c = 0; st == 0 && c < nr; ++c)
+  for (int c = 0; st == 0 && c < gr; ++c)
     GB(rp[c], PyTuple_GET_ITEM(reals, c), "d", double, "real column");
-  for (int c = 0; st == 0 && c < ni; ++c)
+  for (int c = 0; st == 0 && c < gi; ++c)
     GB(ip[c], PyTuple_GET_ITEM(ints, c), "i", int32_t, "int column");
   for (int c = 0; st == 0 && c < lay->nsr && c < 64; ++c)
     GB(srp[c], PyTuple_GET_ITEM(sreals, c), "d", double, "struct real column");
@@ -828,7 +843,7 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   }
   if (st == 0 && (bf_pc_num_real_comps(o->pc) - (lay->pure_soa ? lay->dim : 0) != nr ||
                   bf_pc_num_int_comps(o->pc) != ni)) {
-    /* a column's buffer export ran Python code that added components: the columns no longer fit */
+    /* a column's buffer export ran Python code that added components: the tables no longer fit */
     PyErr_SetString(PyExc_RuntimeError, "add_particles: the container's components changed while the columns were read");
     st = -1;
   }
@@ -845,6 +860,123 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   PyMem_Free(b), PyMem_Free(rp), PyMem_Free(ip);
   if (st < 0) return NULL;
   Py_RETURN_NONE;
+}
+
+/* _snapshot() -> (columns, tiles): every particle of every level (this process's tiles, not the outbox)
+ * copied in one C call, so that no other thread changes the container between two columns or two tiles
+ * (their calls hold the GIL too; to_df made one call per column and pandas met columns of different
+ * lengths).  Phase 1 copies the data into bytes objects and the names into str objects: neither kind
+ * is tracked by the garbage collector, so no collection, no finalizer and no other thread runs before
+ * the copy is whole; phase 2 builds the tuples.  columns: a tuple of (kind, name, itemsize), kind "aos"
+ * (the struct, name None), "idcpu", "real" or "int", in the order of the vectors; tiles: a list of
+ * (level, grid, tile, n, data), where `data` (bytes) holds vector v at n * (the item sizes before v). */
+typedef struct {
+  int lev;
+  int64_t grid;
+  int tile;
+  int64_t n;
+  PyObject *bytes;
+} snap_tile;
+
+static PyObject *pc_snapshot(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  if (alive(self) < 0) return NULL;
+  bf_pc *pc = PCO(self)->pc;
+  const bf_playout *lay = bf_pc_layout(pc);
+  const int nlev = bf_pc_num_levels(pc), nr = bf_pc_num_real_comps(pc), ni = bf_pc_num_int_comps(pc);
+  const int nv = 1 + nr + ni;
+  PyObject **names = PyMem_Calloc((size_t)nv, sizeof *names); /* str (NULL for the struct / idcpu) */
+  bf_podvec **vecs = PyMem_Malloc((size_t)nv * sizeof *vecs);
+  snap_tile *tiles = NULL;
+  bf_pc_tileref *refs = NULL;
+  int64_t nt = 0;
+  PyObject *out = NULL;
+  size_t pbytes = lay->pure_soa ? 8 : bf_playout_struct_size(lay);
+  pbytes += (size_t)nr * 8 + (size_t)ni * 4;
+  if (!names || !vecs) {
+    PyMem_Free(names), PyMem_Free(vecs);
+    return PyErr_NoMemory();
+  }
+  /* ---- phase 1: no Python code runs ---- */
+  int st = 0;
+  for (int c = 0; c < nr && !st; ++c)
+    if (!(names[1 + c] = PyUnicode_FromString(bf_pc_real_comp_name(pc, c)))) st = -1;
+  for (int c = 0; c < ni && !st; ++c)
+    if (!(names[1 + nr + c] = PyUnicode_FromString(bf_pc_int_comp_name(pc, c)))) st = -1;
+  for (int l = 0; l < nlev && !st; ++l) {
+    int64_t n = 0;
+    if (bfpy_check(bf_pc_tiles(pc, l, true, NULL, 0, &n)) < 0) {
+      st = -1;
+      break;
+    }
+    if (n == 0) continue;
+    bf_pc_tileref *r = PyMem_Realloc(refs, (size_t)n * sizeof *refs);
+    snap_tile *t = PyMem_Realloc(tiles, (size_t)(nt + n) * sizeof *tiles);
+    if (r) refs = r;
+    if (t) tiles = t;
+    if (!r || !t) {
+      PyErr_NoMemory();
+      st = -1;
+      break;
+    }
+    if (bfpy_check(bf_pc_tiles(pc, l, true, refs, n, &n)) < 0) {
+      st = -1;
+      break;
+    }
+    for (int64_t k = 0; k < n && !st; ++k) {
+      bf_ptile *pt = refs[k].ptile;
+      snap_tile *T = &tiles[nt];
+      T->lev = l, T->grid = refs[k].grid, T->tile = refs[k].tile, T->n = bf_ptile_size(pt), T->bytes = NULL;
+      if (bfpy_check(bf_ptile_check_consistent(pt)) < 0) {
+        st = -1;
+        break;
+      }
+      if ((uint64_t)T->n > (((size_t)-1) >> 1) / pbytes) {
+        PyErr_NoMemory();
+        st = -1;
+        break;
+      }
+      if (!(T->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(T->n * (int64_t)pbytes)))) {
+        st = -1;
+        break;
+      }
+      ++nt;
+      char *dst = PyBytes_AS_STRING(T->bytes);
+      int m = 0;
+      vecs[m++] = lay->pure_soa ? bf_ptile_idcpu(pt) : bf_ptile_aos(pt);
+      for (int c = 0; c < nr; ++c) vecs[m++] = bf_ptile_real(pt, c);
+      for (int c = 0; c < ni; ++c) vecs[m++] = bf_ptile_int(pt, c);
+      for (int v = 0; v < m && !st; ++v) {
+        if (bfpy_check(bf_podvec_read(vecs[v], 0, T->n, dst)) < 0) st = -1;
+        dst += (size_t)T->n * bf_podvec_elem_size(vecs[v]);
+      }
+    }
+  }
+  /* ---- phase 2: the result ---- */
+  PyObject *cols = st ? NULL : PyTuple_New(nv);
+  PyObject *list = st || !cols ? NULL : PyList_New(nt);
+  if (!st && cols && list) {
+    for (int v = 0; v < nv && list; ++v) {
+      const char *kind = v == 0 ? (lay->pure_soa ? "idcpu" : "aos") : v <= nr ? "real" : "int";
+      size_t isz = v == 0 ? (lay->pure_soa ? 8 : bf_playout_struct_size(lay)) : v <= nr ? 8 : 4;
+      PyObject *e = Py_BuildValue("(sOn)", kind, names[v] ? names[v] : Py_None, (Py_ssize_t)isz);
+      if (!e) Py_CLEAR(list);
+      else PyTuple_SET_ITEM(cols, v, e);
+    }
+    for (int64_t k = 0; k < nt && list; ++k) {
+      PyObject *e = Py_BuildValue("(iLiLO)", tiles[k].lev, (long long)tiles[k].grid, tiles[k].tile,
+                                  (long long)tiles[k].n, tiles[k].bytes);
+      if (!e) Py_CLEAR(list);
+      else PyList_SET_ITEM(list, k, e);
+    }
+    if (list) out = PyTuple_Pack(2, cols, list);
+  }
+  Py_XDECREF(cols);
+  Py_XDECREF(list);
+  for (int64_t k = 0; k < nt; ++k) Py_XDECREF(tiles[k].bytes);
+  for (int v = 0; v < nv; ++v) Py_XDECREF(names[v]);
+  PyMem_Free(names), PyMem_Free(vecs), PyMem_Free(tiles), PyMem_Free(refs);
+  return out;
 }
 
 static PyObject *pc_level_geom(PyObject *self, PyObject *arg) {
@@ -890,8 +1022,9 @@ static PyObject *pc_repr(PyObject *self) {
 
 static PyMethodDef pc_methods[] = {
     {"Define", pc_define_m, METH_VARARGS,
-     "Define(geom, dm, ba, /) / Define(geoms, dms, bas, ref_ratios, /) -> None: (re)define the levels "
-     "(particles are dropped)."},
+     "Define(geom, dm, ba, /) / Define(geoms, dms, bas, ref_ratios, /) -> None: (re)define the levels; the "
+     "particles stay (in the first tile of their level, or of the finest new level) until redistribute() moves "
+     "them onto the new grids, as AMReX's Define."},
     {"add_real_comp", FASTKW(pc_add_real_comp),
      "add_real_comp(communicate: int = 1) / add_real_comp(name: str, communicate: int = 1) -> None: a run-time "
      "real component for every particle (existing particles get 0)."},
@@ -948,6 +1081,9 @@ static PyMethodDef pc_methods[] = {
     {"init_one_per_cell", FASTKW(pc_init_one_per_cell),
      "init_one_per_cell(x_off: float, y_off: float, z_off: float, pdata: ParticleInitType, /) -> None"},
     {"_add_columns", pc_add_columns, METH_VARARGS, "_add_columns(...): the C side of add_particles."},
+    {"_snapshot", pc_snapshot, METH_NOARGS,
+     "_snapshot() -> (columns, tiles): a copy of every particle of every level taken in one call (the C side "
+     "of to_df)."},
     {"Geom", pc_level_geom, METH_O, "Geom(level: int, /) -> Geometry: the Geometry of a level."},
     {"ParticleBoxArray", pc_level_ba, METH_O, "ParticleBoxArray(level: int, /) -> BoxArray"},
     {"ParticleDistributionMap", pc_level_dm, METH_O, "ParticleDistributionMap(level: int, /) -> DistributionMapping"},

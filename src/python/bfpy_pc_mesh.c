@@ -12,6 +12,8 @@
  * comp: an SoA real component, by index or by name ("w", "r0", ...);
  * deposit's comp=-1 or None gives every particle weight 1.  shape: "ngp",
  * "cic", "tsc" (any case) or the order 0, 1, 2. */
+#include <string.h>
+
 #include "bfpy.h"
 #include "bfpy_multifab.h"
 #include "bfpy_pc.h"
@@ -31,9 +33,10 @@ static int comp_arg(PyObject *o, const bf_pc *pc, bool allow_none, int *out, con
     return -1;
   }
   if (PyUnicode_Check(o)) {
-    const char *name = PyUnicode_AsUTF8(o);
+    Py_ssize_t len = 0;
+    const char *name = PyUnicode_AsUTF8AndSize(o, &len);
     if (!name) return -1;
-    int c = bf_pc_real_comp_index(pc, name);
+    int c = (size_t)len == strlen(name) ? bf_pc_real_comp_index(pc, name) : -1; /* a NUL inside names none */
     if (c < 0) {
       PyObject *names = PyList_New(0);
       for (int i = 0; names && i < bf_pc_num_real_comps(pc); ++i) {

@@ -448,7 +448,7 @@ static int names_arg(PyObject *o, int max, PyObject **seq, const char ***out, in
       PyErr_Format(PyExc_TypeError, "%s must be a list of str, got an item of type %.100s", what, Py_TYPE(s)->tp_name);
       goto fail;
     }
-    if (!((*out)[i] = PyUnicode_AsUTF8(s))) goto fail;
+    if (!((*out)[i] = bfpy_c_name(s, what))) goto fail;
   }
   return 0;
 fail:
@@ -714,6 +714,72 @@ static PyObject *soa_get_idcpu_data(PyObject *self, PyObject *noargs) {
   (void)noargs;
   pt_object *o = PT(self);
   return bfpy_podvec_wrap(o->dim, o->alloc, bf_ptile_idcpu(o->t), o->owner ? o->owner : self);
+}
+
+/* _arrays(copy) / _cupy_arrays(copy) -> (idcpu, [(name, array)], [(name, array)]): every component of the
+ * tile as NumPy (or CuPy) arrays taken at one moment: the storage of every vector (pointer, length,
+ * memory block held) and the names are captured first, by C code that runs no Python code (no object
+ * the garbage collector tracks is made), so another thread cannot change the tile between two
+ * components (to_numpy made one call per component; a redistribute in between gave arrays of different
+ * lengths).  The arrays are made from those captures afterwards. */
+static PyObject *soa_arrays_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                               bool cupy) {
+  int copy = bfpy_copy_arg(args, nargs, kwnames); /* as to_numpy(copy=...) */
+  if (copy < 0) return NULL;
+  pt_object *o = PT(self);
+  const bf_ptile *t = o->t;
+  const int nr = bf_ptile_num_real_comps(t), ni = bf_ptile_num_int_comps(t), nv = 1 + nr + ni;
+  PyObject **views = PyMem_Calloc((size_t)nv, sizeof *views), **names = PyMem_Calloc((size_t)nv, sizeof *names);
+  PyObject *out = NULL;
+  int st = views && names ? 0 : -1;
+  if (st) PyErr_NoMemory();
+  /* phase 1: the captures */
+  if (!st && lay(o)->pure_soa && !(views[0] = bfpy_podview_new(bf_ptile_idcpu(t), NULL))) st = -1;
+  for (int c = 0; !st && c < nr; ++c)
+    if (!(views[1 + c] = bfpy_podview_new(bf_ptile_real(t, c), NULL)) ||
+        !(names[1 + c] = PyUnicode_FromString(bf_ptile_real_comp_name(t, c))))
+      st = -1;
+  for (int c = 0; !st && c < ni; ++c)
+    if (!(views[1 + nr + c] = bfpy_podview_new(bf_ptile_int(t, c), NULL)) ||
+        !(names[1 + nr + c] = PyUnicode_FromString(bf_ptile_int_comp_name(t, c))))
+      st = -1;
+  /* phase 2: the arrays */
+  PyObject *idc = NULL, *rl = NULL, *il = NULL;
+  if (!st) {
+    rl = PyList_New(nr);
+    il = PyList_New(ni);
+    st = rl && il ? 0 : -1;
+  }
+  for (int v = 0; !st && v < nv; ++v) {
+    if (!views[v]) continue;
+    PyObject *a = cupy ? bfpy_podview_to_cupy(views[v], copy) : bfpy_podview_to_numpy(views[v], copy);
+    if (!a) {
+      st = -1;
+      break;
+    }
+    if (v == 0) {
+      idc = a;
+      continue;
+    }
+    PyObject *pair = PyTuple_Pack(2, names[v], a);
+    Py_DECREF(a);
+    if (!pair) {
+      st = -1;
+      break;
+    }
+    PyList_SET_ITEM(v <= nr ? rl : il, v <= nr ? v - 1 : v - 1 - nr, pair);
+  }
+  if (!st) out = Py_BuildValue("(OOO)", idc ? idc : Py_None, rl, il);
+  Py_XDECREF(idc), Py_XDECREF(rl), Py_XDECREF(il);
+  for (int v = 0; views && names && v < nv; ++v) Py_XDECREF(views[v]), Py_XDECREF(names[v]);
+  PyMem_Free(views), PyMem_Free(names);
+  return out;
+}
+static PyObject *soa_arrays(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return soa_arrays_of(self, args, nargs, kwnames, false);
+}
+static PyObject *soa_cupy_arrays(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return soa_arrays_of(self, args, nargs, kwnames, true);
 }
 
 /* ---- ArrayOfStructs ------------------------------------------------------------------------ */
@@ -982,6 +1048,12 @@ static PyMethodDef soa_methods[] = {
     {"set_num_neighbors", m_set_num_neighbors, METH_O, "set_num_neighbors(n, /) -> None."},
     {"get_num_neighbors", m_get_num_neighbors, METH_NOARGS, "get_num_neighbors() -> int."},
     {"resize", m_resize, METH_O, "resize(n, /) -> None."},
+    {"_arrays", FAST(soa_arrays),
+     "_arrays(copy=False) -> (idcpu, [(name, array)], [(name, array)]): NumPy arrays of every component taken at "
+     "one moment (the C side of to_numpy)."},
+    {"_cupy_arrays", FAST(soa_cupy_arrays),
+     "_cupy_arrays(copy=False) -> (idcpu, [(name, array)], [(name, array)]): the same with CuPy arrays (the C side "
+     "of to_cupy)."},
     {NULL, NULL, 0, NULL},
 };
 static PyMethodDef soa_pure_methods[] = {

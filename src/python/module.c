@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "bfpy.h"
+#include "bfpy_array4.h"
 #include "bfpy_particles.h"
 #include "bfpy_pc.h"
 #include "boxfab_config.h"
@@ -137,6 +138,8 @@ static PyMethodDef core_methods[] = {
      "_mpi_cuda_aware() -> bool: device pointers go to MPI directly (a CUDA-aware MPI, or BOXFAB_MPI_CUDA_AWARE=1)."},
     {"_exchange_stats", exchange_stats, METH_NOARGS,
      "_exchange_stats() -> dict: bytes and messages of this process's last ghost exchange across processes."},
+    {"_dlpack_to_host", (PyCFunction)(void (*)(void))bfpy_dlpack_to_host, METH_FASTCALL,
+     "_dlpack_to_host(obj, what: str, /) -> numpy.ndarray: a 1-D host copy of a DLPack array (no CuPy needed)."},
     {"build_info", build_info, METH_NOARGS,
      "build_info() -> dict: what this build contains (version, cuda, mpi, openmp)."},
     {NULL, NULL, 0, NULL},

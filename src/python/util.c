@@ -111,6 +111,21 @@ bool bfpy_is_intlike(PyObject *o) {
          (!PyFloat_Check(o) && !bfpy_is_text(o) && Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index);
 }
 
+const char *bfpy_c_name(PyObject *o, const char *what) {
+  if (!PyUnicode_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what, Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  Py_ssize_t len = 0;
+  const char *s = PyUnicode_AsUTF8AndSize(o, &len);
+  if (!s) return NULL;
+  if ((size_t)len != strlen(s)) {
+    PyErr_Format(PyExc_ValueError, "%s %R contains a NUL character (C names end there)", what, o);
+    return NULL;
+  }
+  return s;
+}
+
 int bfpy_to_int64(PyObject *o, int64_t *out, const char *what) {
   if (!bfpy_is_intlike(o)) {
     PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(o)->tp_name);

@@ -4,6 +4,7 @@
  * leaving the container unchanged. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "boxfab/idcpu.h"
 #include "boxfab/mfiter.h"
@@ -561,6 +562,125 @@ static void test_after_finalize(void) {
   bf_pc_destroy(&pc);
 }
 
+/* Issue 21: Define keeps the particles; positions that are not finite and particles in no grid are
+ * refused by redistribute with nothing moved; a DistributionMapping of missing ranks is refused. */
+static int cmp_rec(const void *a, const void *b) {
+  const rec *x = a, *y = b;
+  if (x->id != y->id) return (x->id > y->id) - (x->id < y->id);
+  return 0;
+}
+
+static bool same_particles(rec *a, int64_t na, rec *b, int64_t nb) {
+  if (na != nb) return false;
+  qsort(a, (size_t)na, sizeof *a, cmp_rec);
+  qsort(b, (size_t)nb, sizeof *b, cmp_rec);
+  for (int64_t i = 0; i < na; ++i) {
+    if (a[i].id != b[i].id || a[i].a != b[i].a || a[i].i0 != b[i].i0) return false;
+    for (int d = 0; d < 3; ++d)
+      if (!(a[i].pos[d] == b[i].pos[d] || (isnan(a[i].pos[d]) && isnan(b[i].pos[d])))) return false;
+  }
+  return true;
+}
+
+static void test_data_safety(void) {
+  bf_pc *pc = make_pc(3, false, 1);
+  double ra[4] = {0, 0, 0, 7.5};
+  int32_t ia[1] = {3};
+  bf_pinit init = {NULL, NULL, ra, ia};
+  BFT_OK(bf_pc_init_random(pc, 800, 9, &init, false, NULL));
+  int64_t n0 = 0, n = 0;
+  rec *r0 = collect(pc, &n0);
+  const bf_geometry *g = NULL;
+  BFT_OK(bf_pc_level(pc, 0, &g, NULL, NULL));
+  bf_geometry geom = *g;
+  /* Define onto boxes of 4: every particle stays; redistribute puts each in its new grid */
+  bf_boxarray *ba4 = chop_domain(3, 32, 4, 0);
+  bf_distmap *dm4 = dm_for(ba4);
+  BFT_OK(bf_pc_define(pc, 1, &geom, &ba4, &dm4, NULL));
+  BFT_OK(bf_pc_total_num_particles(pc, true, false, &n));
+  BFT_CHECK(n == 800);
+  bool ok = true;
+  BFT_OK(bf_pc_ok(pc, 0, -1, 0, &ok));
+  BFT_CHECK(!ok);
+  BFT_OK(bf_pc_redistribute(pc, 0, -1, 0, 0, true));
+  BFT_OK(bf_pc_ok(pc, 0, -1, 0, &ok));
+  BFT_CHECK(ok);
+  rec *r1 = collect(pc, &n);
+  BFT_CHECK(check_placement(pc, r1, n) == 0);
+  BFT_CHECK(same_particles(r0, n0, r1, n));
+  free(r1);
+  /* a NaN position: redistribute refuses, nothing moves */
+  int64_t nt = 0;
+  bf_pc_tileref ref;
+  BFT_OK(bf_pc_tiles(pc, 0, true, &ref, 1, &nt));
+  double nan = NAN, half = 0.5, inf = INFINITY;
+  BFT_OK(bf_podvec_set(bf_ptile_real(ref.ptile, 1), 0, &nan));
+  r0 = (free(r0), collect(pc, &n0));
+  BFT_CHECK(bf_pc_redistribute(pc, 0, -1, 0, 0, true) == BF_ERROR_VALUE);
+  BFT_CHECK(strstr(bf_error_message(), "not finite") != NULL && strstr(bf_error_message(), "nothing was moved"));
+  bf_error_clear();
+  r1 = collect(pc, &n);
+  BFT_CHECK(same_particles(r0, n0, r1, n));
+  free(r1);
+  BFT_OK(bf_podvec_set(bf_ptile_real(ref.ptile, 1), 0, &inf));
+  BFT_FAILS(bf_pc_redistribute(pc, 0, -1, 0, 0, false), BF_ERROR_VALUE);
+  BFT_OK(bf_podvec_set(bf_ptile_real(ref.ptile, 1), 0, &half));
+  BFT_OK(bf_pc_redistribute(pc, 0, -1, 0, 0, true));
+  /* Define onto grids over half the domain: those of the other half are refused, nothing moves */
+  bf_box hb = mkbox(3, 0, 0, 0, 15, 31, 31, 0);
+  bf_boxarray *bah = NULL;
+  BFT_OK(bf_boxarray_create_box(&hb, &bah));
+  bf_distmap *dmh = dm_for(bah);
+  BFT_OK(bf_pc_define(pc, 1, &geom, &bah, &dmh, NULL));
+  r0 = (free(r0), collect(pc, &n0));
+  BFT_CHECK(bf_pc_redistribute(pc, 0, -1, 0, 0, true) == BF_ERROR_VALUE);
+  BFT_CHECK(strstr(bf_error_message(), "in no grid") != NULL);
+  bf_error_clear();
+  r1 = collect(pc, &n);
+  BFT_CHECK(n == 800 && same_particles(r0, n0, r1, n));
+  free(r1);
+  /* a DistributionMapping naming a rank that does not exist: refused, the container unchanged */
+  bf_distmap *bad = NULL;
+  int ranks[1] = {1};
+  BFT_OK(bf_distmap_create_from_pmap(1, ranks, &bad));
+  BFT_FAILS(bf_pc_define(pc, 1, &geom, &bah, &bad, NULL), BF_ERROR_VALUE);
+  BFT_OK(bf_pc_total_num_particles(pc, true, false, &n));
+  BFT_CHECK(n == 800);
+  bf_distmap_destroy(&bad);
+  bf_boxarray_destroy(&bah), bf_distmap_destroy(&dmh), bf_boxarray_destroy(&ba4), bf_distmap_destroy(&dm4);
+  free(r0);
+  bf_pc_destroy(&pc);
+}
+
+/* Component names that would shadow a column are refused; nothing changes. */
+static void test_clashing_names(void) {
+  bf_pc *pc = make_pc(2, false, 1); /* pure SoA x, y, z (in 2D an ordinary name); int i0 */
+  BFT_CHECK(strcmp(bf_pc_real_comp_name(pc, 2), "z") == 0);
+  BFT_FAILS(bf_pc_add_int_comp(pc, "x", true), BF_ERROR_VALUE);
+  BFT_FAILS(bf_pc_add_real_comp(pc, "idcpu", true), BF_ERROR_VALUE);
+  BFT_FAILS(bf_pc_add_int_comp(pc, "cpu", true), BF_ERROR_VALUE);
+  BFT_FAILS(bf_pc_add_real_comp(pc, "i0", true), BF_ERROR_VALUE); /* the int's name */
+  BFT_FAILS(bf_pc_add_int_comp(pc, "z", true), BF_ERROR_VALUE);   /* the real's name */
+  BFT_CHECK(bf_pc_num_real_comps(pc) == 3 && bf_pc_num_int_comps(pc) == 1);
+  BFT_OK(bf_pc_add_int_comp(pc, "w", true));
+  BFT_OK(bf_pc_set_real_comp_name(pc, 0, "y0"));
+  BFT_FAILS(bf_pc_set_real_comp_name(pc, 2, "x"), BF_ERROR_VALUE); /* x is position 0's, whatever its name */
+  BFT_FAILS(bf_pc_set_int_comp_name(pc, 0, "y0"), BF_ERROR_VALUE);
+  bf_pc_destroy(&pc);
+  /* legacy: the positions are the struct's; an SoA component may be called x, not rdata_0 */
+  bf_playout lay = {3, false, 2, 1, 1, 1};
+  bf_ptile *t = NULL;
+  BFT_OK(bf_ptile_create(&lay, 0, 0, NULL, &t));
+  const char *x[] = {"x"}, *rd[] = {"rdata_1"}, *rd2[] = {"rdata_2"}, *id[] = {"idata_0"}, *z[] = {"z"};
+  BFT_OK(bf_ptile_add_comps(t, 1, x, 1, z));
+  BFT_FAILS(bf_ptile_add_comps(t, 1, rd, 0, NULL), BF_ERROR_VALUE);
+  BFT_OK(bf_ptile_add_comps(t, 1, rd2, 0, NULL)); /* no struct real 2 */
+  BFT_FAILS(bf_ptile_add_comps(t, 0, NULL, 1, id), BF_ERROR_VALUE);
+  BFT_FAILS(bf_ptile_add_comps(t, 0, NULL, 1, x), BF_ERROR_VALUE); /* a real is called x */
+  BFT_CHECK(bf_ptile_num_real_comps(t) == 3 && bf_ptile_num_int_comps(t) == 2);
+  bf_ptile_destroy(&t);
+}
+
 int main(void) {
   uint64_t id;
   bf_runtime_initialize(0, NULL, &id);
@@ -573,6 +693,8 @@ int main(void) {
   BFT_RUN(test_increment_sort_perbox);
   BFT_RUN(test_plan_errors);
   BFT_RUN(test_after_finalize);
+  BFT_RUN(test_data_safety);
+  BFT_RUN(test_clashing_names);
   /* again through the host mirror (the path of device-only memory without particle kernels) */
   setenv("BOXFAB_PARTICLE_MIRROR", "1", 1);
   BFT_RUN(test_init_random_and_counts);
@@ -582,6 +704,7 @@ int main(void) {
   BFT_RUN(test_multilevel);
   BFT_RUN(test_errors_leave_unchanged);
   BFT_RUN(test_increment_sort_perbox);
+  BFT_RUN(test_data_safety);
   unsetenv("BOXFAB_PARTICLE_MIRROR");
   /* again through the core's device-resident redistribute / init_random path (the CPU reference of
    * its backend entries; the containers are in The_Arena, not The_Cpu_Arena) */
@@ -593,6 +716,7 @@ int main(void) {
   BFT_RUN(test_multilevel);
   BFT_RUN(test_errors_leave_unchanged);
   BFT_RUN(test_increment_sort_perbox);
+  BFT_RUN(test_data_safety);
   unsetenv("BOXFAB_PARTICLE_PLAN");
   bf_runtime_finalize();
   return bft_report();

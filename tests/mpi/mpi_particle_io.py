@@ -408,6 +408,33 @@ def check_outbox_refused():
     in_group(size(), go)
 
 
+def check_nonfinite_refused():
+    """A position made NaN through a view on the last rank (issue 21: written, then restart refused the file):
+    write_plotfile and checkpoint raise ValueError on every rank and nothing is written."""
+    def go():
+        pc, _ = make_pc("particles")
+        fill(pc, "particles", reference("particles"))
+        victim = comm().Get_size() - 1
+        mine = comm().Get_rank() == victim
+        if mine:
+            pti = next(iter(pc.iterator(pc, level=0)))
+            pti.soa().to_numpy().real["z"][0] = np.nan
+        for op in (pc.write_plotfile, pc.checkpoint):
+            where = os.path.join(TMP, "nonfinite_" + op.__name__)
+            try:
+                op(where, "particles")
+            except ValueError as e:
+                assert "not finite" in str(e) and "nothing was written" in str(e), str(e)
+            else:
+                raise AssertionError("no ValueError")
+            comm().Barrier()
+            assert not os.path.exists(where), where
+        if mine:
+            pti.soa().to_numpy().real["z"][0] = 0.25
+        pc.write_plotfile(os.path.join(TMP, "nonfinite_fixed"), "particles")
+    in_group(size(), go)
+
+
 def check_failure_on_one_rank():
     """The last rank cannot write past 4 KB (RLIMIT_FSIZE: EFBIG, as a full disk): every rank raises OSError,
     the particle directory already there is untouched, no temporary is left."""
@@ -478,4 +505,4 @@ def check_cleanup():
 
 
 run([check_setup, check_write, check_nfiles, check_restart, check_restart_then_write, check_amrex_fixture,
-     check_outbox_refused, check_failure_on_one_rank, check_yt, check_cleanup])
+     check_outbox_refused, check_nonfinite_refused, check_failure_on_one_rank, check_yt, check_cleanup])

@@ -496,6 +496,82 @@ def check_errors_agree():
         amr.finalize()
 
 
+def check_nonfinite_agree():
+    """A position made NaN through a view on the last rank (issue 21: redistribute dropped it): redistribute
+    raises ValueError on every rank, the rank holding it names the particle, nothing moves on any rank (no
+    rank waits in a collective); fixed, redistribute works again."""
+    amr, me, n = amr3, rank(), size()
+    start(amr)
+    try:
+        pc, ba, dm, per = make(amr, 3, per=[1, 1, 1])
+        pc.init_random_per_box(5, 2, amr.ParticleInitType_pureSoA_3_0())
+        # every particle moves half the domain in x: redistribute would send most of them elsewhere
+        for pti in pc.iterator(pc, level=0):
+            pti.soa().to_numpy().real["x"][:] += 0.5
+        victim = n - 1
+        if me == victim:
+            pti = next(iter(pc.iterator(pc, level=0)))
+            pti.soa().to_numpy().real["y"][1] = np.nan
+        before = by_id(gathered(pc))
+        for _ in range(2):  # twice: the first refusal left every rank able to go on
+            try:
+                pc.redistribute()
+            except ValueError as e:
+                if me == victim:
+                    assert "particle 1 of level 0" in str(e) and "not finite" in str(e), str(e)
+                else:
+                    assert f"process {victim}" in str(e) and "not finite" in str(e), str(e)
+            else:
+                raise AssertionError(f"no ValueError on rank {me}")
+        after = by_id(gathered(pc))
+        assert set(after) == set(before)
+        for k in before:
+            if k == "pos":
+                assert np.array_equal(np.isnan(after[k]), np.isnan(before[k]))
+                assert (np.nan_to_num(after[k]) == np.nan_to_num(before[k])).all()
+            else:
+                assert (after[k] == before[k]).all(), k
+        if me == victim:
+            pti = next(iter(pc.iterator(pc, level=0)))
+            pti.soa().to_numpy().real["y"][1] = 0.25
+        pc.redistribute()
+        assert pc.OK() and pc.total_number_of_particles() == 5 * ba.size
+    finally:
+        amr.finalize()
+
+
+def check_define_keeps_particles():
+    """Define onto other boxes and another DistributionMapping keeps every particle where it was (issue 21:
+    Define deleted them); the next redistribute sends each to the rank of its new box."""
+    amr, me, n = amr3, rank(), size()
+    start(amr)
+    try:
+        pc, ba, dm, per = make(amr, 3, per=[1, 1, 1])
+        pc.init_random_per_box(7, 5, amr.ParticleInitType_pureSoA_3_0())
+        total = pc.total_number_of_particles()
+        local = pc.total_number_of_particles(True, True)
+        before = by_id(gathered(pc))
+        dom = amr.Box(amr.IntVect(0, 0, 0), amr.IntVect(N - 1, N - 1, N - 1))
+        ba2 = amr.BoxArray(dom)
+        ba2.max_size(16)
+        # the reverse of the usual map: most grids change ranks
+        dm2 = amr.DistributionMapping([(n - 1 - i) % n for i in range(ba2.size)])
+        gm = pc.Geom(0)
+        pc.Define(gm, dm2, ba2)
+        assert pc.total_number_of_particles() == total
+        assert pc.total_number_of_particles(True, True) == local  # nothing left this rank yet
+        pc.redistribute()
+        assert pc.OK() and pc.total_number_of_particles() == total
+        after = by_id(gathered(pc))
+        for k in ("idcpu", "pos", "tag", "itag"):
+            assert (after[k] == before[k]).all(), k
+        pmap = np.array(list(dm2.ProcessorMap()))
+        b = owner_box(after["pos"], ba2, 3)
+        assert (b == after["grid"]).all() and (pmap[b] == after["rank"]).all()
+    finally:
+        amr.finalize()
+
+
 def check_deposit():
     """CIC deposit on N ranks equals the one-rank deposit (ghost contributions summed across ranks by
     MultiFab.sum_boundary)."""
@@ -570,4 +646,5 @@ def _sum_boundary_ok(amr):
 if __name__ == "__main__":
     run([check_redistribute_1d, check_redistribute_2d, check_redistribute_3d, check_far_moves_3d, check_multilevel,
          check_init_random, check_init_random_serialize, check_init_random_per_box, check_init_one_per_cell,
-         check_add_particles_redistribute, check_tiling, check_errors_agree, check_deposit])
+         check_add_particles_redistribute, check_tiling, check_errors_agree, check_nonfinite_agree,
+         check_define_keeps_particles, check_deposit])

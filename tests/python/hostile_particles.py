@@ -171,6 +171,7 @@ def hand_forms(dim, amr, F, K):
         T[f"{soa}.get_num_neighbors"] = [F()]
         T[f"{soa}.resize"] = [F(5)]
         T[f"{soa}.to_numpy"] = [F(), F(copy=True)]
+        T[f"{soa}._arrays"] = [F(), F(copy=True)]
         T[f"{soa}.to_xp"] = [F()]
         T[f"{soa}.soa_real_comps"] = [F(3), F(30, 3, False)]
         T[f"{soa}.soa_int_comps"] = [F(2)]

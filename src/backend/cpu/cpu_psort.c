@@ -80,7 +80,7 @@ static int cpu_redist_sort(const bf_plocate *loc, int64_t nparts, const bf_ppart
     n += parts[k].n;
   for (int v = 0; v < vecs->nvec; ++v)
     sum += vecs->elem[v];
-  cplan *P = cplan_new(n, 2 * nslots + 2, nparts, (size_t)(n > 0 ? n : 1) * (sum > 0 ? sum : 1));
+  cplan *P = cplan_new(n, 2 * nslots + 3, nparts, (size_t)(n > 0 ? n : 1) * (sum > 0 ? sum : 1));
   bf_ppart *pp = malloc((size_t)(nparts > 0 ? nparts : 1) * sizeof *pp);
   if (!P || !pp) {
     cplan_free(P), free(pp);
@@ -109,7 +109,7 @@ static int cpu_redist_sort(const bf_plocate *loc, int64_t nparts, const bf_ppart
       else if (d >= 0)
         P->keys[g] = (uint32_t)(2 * ((d & BF_PDEST_SLOT_MASK) - slot0) + 1);
       else
-        P->keys[g] = (uint32_t)(2 * nslots + (d == BF_PDEST_REMOTE ? 1 : 0));
+        P->keys[g] = (uint32_t)(2 * nslots + (d == BF_PDEST_REMOTE ? 1 : BF_PDEST_REFUSED(d) ? 2 : 0));
     }
   cplan_sort(P, counts);
   *out = P;

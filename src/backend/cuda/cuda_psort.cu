@@ -157,8 +157,8 @@ __device__ int64_t last_le(const int64_t *a, int64_t n, int64_t x) { /* last k <
   return lo;
 }
 
-/* Redistribute's keys: 2t (stays in its tile t), 2t + 1 (moves to t), 2 nslots (removed), 2 nslots + 1
- * (remote), t relative to slot0. */
+/* Redistribute's keys: 2t (stays in its tile t), 2t + 1 (moves to t), 2 nslots (removed), 2 nslots + 1 (remote),
+ * 2 nslots + 2 (BF_PDEST_REFUSED: the core refuses the redistribute), t relative to slot0. */
 __global__ void __launch_bounds__(kThreads)
     rd_locate_kernel(bf_plocate loc, const bf_ppart *parts, const int32_t *part_slot, int64_t nparts,
                      const int64_t *bstart, const int64_t *pstart, int64_t boff, int64_t slot0, int64_t nslots,
@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(kThreads)
   uint32_t key;
   if (d == own || d == BF_PDEST_STAY || (d >= 0 && (d & BF_PDEST_SLOT_MASK) == own)) key = (uint32_t)(2 * (own - slot0));
   else if (d >= 0) key = (uint32_t)(2 * ((d & BF_PDEST_SLOT_MASK) - slot0) + 1);
-  else key = (uint32_t)(2 * nslots + (d == BF_PDEST_REMOTE ? 1 : 0));
+  else key = (uint32_t)(2 * nslots + (d == BF_PDEST_REMOTE ? 1 : BF_PDEST_REFUSED(d) ? 2 : 0));
   const int64_t g = pstart[k] + j;
   codes[g] = d;
   keys[g] = key;
@@ -324,13 +324,13 @@ extern "C" int bf_cuda_p_redist_sort(const bf_plocate *loc, int64_t nparts, cons
   if (!s) return bf_error_set(BF_ERROR_RUNTIME, what, "%s: could not create boxfab's CUDA stream", what);
   int64_t ntot = 0;
   for (int64_t k = 0; k < nparts; ++k) ntot += parts[k].n;
-  if (ntot > INT32_MAX || 2 * nslots + 2 > (int64_t)UINT32_MAX)
+  if (ntot > INT32_MAX || 2 * nslots + 3 > (int64_t)UINT32_MAX)
     return bf_error_set(BF_ERROR_VALUE, what, "%s: %lld particles in %lld tiles are too many for one call", what,
                         (long long)ntot, (long long)nslots);
   plan *P = (plan *)calloc(1, sizeof(plan));
   if (!P) return bf_error_set(BF_ERROR_MEMORY, what, "%s: out of host memory", what);
   P->redist = true;
-  P->n = ntot, P->nkeys = 2 * nslots + 2, P->nslots = nslots, P->nparts = nparts, P->nvec = vecs->nvec;
+  P->n = ntot, P->nkeys = 2 * nslots + 3, P->nslots = nslots, P->nparts = nparts, P->nvec = vecs->nvec;
   P->tables_bytes = tables_bytes(nparts, nslots, vecs->nvec);
   size_t sum_elem = 0;
   for (int v = 0; v < vecs->nvec; ++v) sum_elem += vecs->elem[v];
