@@ -20,6 +20,9 @@ cd "$(dirname "$0")/.."
 LOGS=${OUT:-build/gpu/logs}
 mkdir -p "$LOGS"
 export PATH="$PATH:/usr/local/cuda/bin"
+# the device machine has no yt and reaches no registry: the yt checks are skipped there, saying so
+# (elsewhere a missing yt fails them: scripts/test.sh installs it)
+export BOXFAB_ALLOW_NO_YT=1
 status=0
 failed=()
 PY=${PYTHON:-python3}

@@ -25,6 +25,8 @@ def test_readme_has_python_blocks():
 
 @pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
 def test_readme_block_runs_alone(tmp_path, code):
+    if re.search(r"^import yt$", code, re.M) and os.environ.get("BOXFAB_ALLOW_NO_YT") == "1":
+        pytest.importorskip("yt", reason="yt is not installed and BOXFAB_ALLOW_NO_YT=1 (the device machine)")
     env = dict(os.environ, OMP_NUM_THREADS="1")  # no oversubscription warning on stderr, whatever the machine
     if env.get("PYTHONPATH"):  # the child runs elsewhere: make the entries absolute
         env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
