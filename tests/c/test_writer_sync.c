@@ -160,6 +160,14 @@ typedef struct {
   char path[400];
 } ctx_t;
 
+/* The geometry of every test below: the 8^3 cells of the unit cube, not periodic. */
+static void unit_geometry(bf_geometry *geom) {
+  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
+  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
+  int per[3] = {0, 0, 0};
+  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, geom));
+}
+
 static int w_plotfile(void *c) {
   ctx_t *x = c;
   const char *names[2] = {"a", "b"};
@@ -202,10 +210,7 @@ static bool c_particles(void *c) {
 static void test_every_writer_syncs_and_reports_fsync_errors(void) {
   ctx_t x;
   memset(&x, 0, sizeof x);
-  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
-  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
-  int per[3] = {0, 0, 0};
-  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  unit_geometry(&x.geom);
   bf_boxarray *ba = chop_domain(3, 8, 4, 0);
   x.mf = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE);
   BFT_OK(bf_multifab_set_val_all(x.mf, 1.25));
@@ -300,10 +305,7 @@ static bool all_equal(const bf_multifab *mf, double v) {
 static void test_killed_at_every_rename(void) {
   ctx_t x;
   memset(&x, 0, sizeof x);
-  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
-  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
-  int per[3] = {0, 0, 0};
-  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  unit_geometry(&x.geom);
   bf_boxarray *ba_old = chop_domain(3, 8, 8, 0), *ba_new = chop_domain(3, 8, 4, 0);
   bf_multifab *mf_old = make_mf(ba_old, 2, 1, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba_new, 2, 2, BF_DTYPE_DOUBLE);
   BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
@@ -360,10 +362,7 @@ static void test_killed_at_every_rename(void) {
 static void test_failed_rename_restores_the_previous_one(void) {
   ctx_t x;
   memset(&x, 0, sizeof x);
-  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
-  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
-  int per[3] = {0, 0, 0};
-  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  unit_geometry(&x.geom);
   bf_boxarray *ba = chop_domain(3, 8, 4, 0);
   bf_multifab *mf_old = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE);
   BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
@@ -440,10 +439,7 @@ static bool plotfile_holds(const char *rel, double v) {
 static void test_two_failed_renames_never_lose_the_previous_plotfile(void) {
   ctx_t x;
   memset(&x, 0, sizeof x);
-  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
-  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
-  int per[3] = {0, 0, 0};
-  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  unit_geometry(&x.geom);
   bf_boxarray *ba = chop_domain(3, 8, 4, 0);
   bf_multifab *mf_old = make_mf(ba, 2, 0, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba, 2, 0, BF_DTYPE_DOUBLE);
   BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
@@ -499,10 +495,7 @@ static void test_two_failed_renames_never_lose_the_previous_plotfile(void) {
 static void test_a_moved_aside_name_taken_meanwhile_is_not_replaced(void) {
   ctx_t x;
   memset(&x, 0, sizeof x);
-  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
-  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
-  int per[3] = {0, 0, 0};
-  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  unit_geometry(&x.geom);
   bf_boxarray *ba = chop_domain(3, 8, 4, 0);
   x.mf = make_mf(ba, 2, 0, BF_DTYPE_DOUBLE);
   BFT_OK(bf_multifab_set_val_all(x.mf, 2.0));
@@ -551,10 +544,7 @@ static void test_a_moved_aside_name_taken_meanwhile_is_not_replaced(void) {
 static void test_two_failed_renames_never_lose_the_previous_checkpoint(void) {
   ctx_t x;
   memset(&x, 0, sizeof x);
-  bf_box dom = mkbox(3, 0, 0, 0, 7, 7, 7, 0);
-  bf_realbox rb = {3, {0, 0, 0}, {1, 1, 1}};
-  int per[3] = {0, 0, 0};
-  BFT_OK(bf_geometry_define(&dom, &rb, 0, per, &x.geom));
+  unit_geometry(&x.geom);
   bf_boxarray *ba = chop_domain(3, 8, 4, 0);
   bf_multifab *mf_old = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE), *mf_new = make_mf(ba, 2, 1, BF_DTYPE_DOUBLE);
   BFT_OK(bf_multifab_set_val_all(mf_old, 1.25));
