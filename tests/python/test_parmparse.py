@@ -716,28 +716,22 @@ def test_initialize_tokens_read_as_the_command_line():
     assert r.returncode == 0, r.stderr
 
 
-def test_addfile_time_grows_linearly():
-    """addfile of 4x the keys (and of 4x the continuation lines) takes about 4x the time, not 16x (issue
-    21: 100k keys 2.9 s, 400k 68 s).  The C test counts the work; this checks the Python path with a
-    generous bound, the best of 3 runs of each size."""
+def test_addfile_of_many_keys_and_long_continuations():
+    """addfile of 200k keys and of 200k continuation lines reads every value (issue 21: it was
+    super-linear there).  Linearity itself is counted, not timed, in tests/c/test_parmparse.c
+    (test_addfile_work_is_linear); the times are in benchmarks/parmparse_bench.py."""
     r = run_python("""
-        import os, tempfile, time
+        import os, tempfile
         import boxfab.space3d as amr
         amr.initialize(["amrex.verbose=0"])
         d = tempfile.mkdtemp()
-        def best(text):
-            p = os.path.join(d, "in")
-            open(p, "w").write(text)
-            t = []
-            for _ in range(3):
-                t0 = time.perf_counter(); amr.ParmParse.addfile(p); t.append(time.perf_counter() - t0)
-            return min(t)
-        keys = lambda n: "".join(f"lin.k{i} = {i}\\n" for i in range(n))
-        cont = lambda n: "lin.c = 0" + "".join(f" \\\\\\n {i}" for i in range(1, n)) + "\\n"
-        a, b = best(keys(50000)), best(keys(200000))
-        c, e = best(cont(50000)), best(cont(200000))
-        assert amr.ParmParse("lin").get_int("k199999") == 199999 and amr.ParmParse("lin").countval("c") == 200000
-        print(b / a, e / c)
-        assert b < 8 * a + 0.05 and e < 8 * c + 0.05, (a, b, c, e)
+        p = os.path.join(d, "in")
+        open(p, "w").write("".join(f"lin.k{i} = {i}\\n" for i in range(200000))
+                           + "lin.c = 0" + "".join(f" \\\\\\n {i}" for i in range(1, 200000)) + "\\n")
+        amr.ParmParse.addfile(p)
+        pp = amr.ParmParse("lin")
+        assert all(pp.get_int(f"k{i}") == i for i in (0, 1, 99999, 199999))
+        assert pp.countval("c") == 200000
+        print("ok")
     """, timeout=300)
     assert r.returncode == 0, r.stderr + r.stdout
