@@ -310,8 +310,11 @@ typedef struct bf_plocate {
  * BF_PDEST_NONFINITE (a valid particle whose position is NaN or infinite:
  * redistribute refuses it, AMReX has no answer for it), BF_PDEST_NOGRID (a
  * valid particle inside the level-0 domain, wrapped, that no grid of the
- * levels holds: AMReX aborts, "invalid particle"; redistribute refuses it).
- * BF_PDEST_REFUSED(code): one of the last two. */
+ * levels holds: AMReX aborts, "invalid particle"; redistribute refuses it),
+ * BF_PDEST_LEFT (a valid particle outside the domain, not brought back by a
+ * periodic wrap, when lev_min > 0: AMReX removes those only when the range
+ * starts at level 0, and aborts otherwise; redistribute refuses it).
+ * BF_PDEST_REFUSED(code): one of the last three. */
 #define BF_PDEST_WRAP 0x40000000
 #define BF_PDEST_SLOT_MASK 0x3FFFFFFF
 #define BF_PDEST_REMOVE (-1)
@@ -319,7 +322,8 @@ typedef struct bf_plocate {
 #define BF_PDEST_REMOTE (-3)
 #define BF_PDEST_NONFINITE (-4)
 #define BF_PDEST_NOGRID (-5)
-#define BF_PDEST_REFUSED(code) ((code) == BF_PDEST_NONFINITE || (code) == BF_PDEST_NOGRID)
+#define BF_PDEST_LEFT (-6)
+#define BF_PDEST_REFUSED(code) ((code) == BF_PDEST_NONFINITE || (code) == BF_PDEST_NOGRID || (code) == BF_PDEST_LEFT)
 
 /* A run of particles for p_locate / p_wrap: n particles whose coordinate d
  * is pos[d][i * pstride] and whose idcpu is idcpu[i * istride] (pure SoA:

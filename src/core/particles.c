@@ -949,6 +949,13 @@ int bf_pc_refused_error(const bf_pc *pc, int64_t slot, const bf_ptile *t, int64_
                         "an id <= 0 to have redistribute remove it)",
                         what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, levs,
                         outcome);
+  if (code == BF_PDEST_LEFT)
+    return bf_error_set(BF_ERROR_VALUE, what,
+                        "%s: particle %lld %s (id %lld, cpu %d) at (%s) has left the domain, and the range (%s) does not "
+                        "start at level 0 (AMReX removes such particles only then, and aborts otherwise); %s "
+                        "(redistribute from level 0 removes it, or give it an id <= 0)",
+                        what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, levs,
+                        outcome);
   return bf_error_set(BF_ERROR_VALUE, what,
                       "%s: particle %lld %s (id %lld, cpu %d) has a position that is not finite (%s); %s (give it a "
                       "finite position, or an id <= 0 to have redistribute remove it)",

@@ -1106,11 +1106,23 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
   memset(&h, 0, sizeof h);
   readgrid *grids = NULL;
   int64_t ngr = 0, capgr = 0;
-  struct stat st0, st1; /* the directory read: a writer replacing it meanwhile (a rename) makes a new one */
+  /* the directory read: a writer replacing it meanwhile (a rename) makes a new one.  Its number alone
+   * does not tell: ext4 gives a deleted directory's number to the next one made at once (a checkpoint
+   * written twice during the read), so the directory is held open (its number cannot go to another
+   * while it is), and files copied over it in place keep it: its Header is compared too (inode, size,
+   * times), as PlotFileData does */
+  struct stat st0, st1, hst0, hst1;
   bool known = false;
-  if ((rc = join(pdir, dir, name)) == BF_SUCCESS) known = stat(pdir, &st0) == 0;
-  if (rc == BF_SUCCESS && (rc = join(path, pdir, "Header")) == BF_SUCCESS &&
-      (rc = read_text(path, &text, &len)) == BF_SUCCESS) {
+  int dfd = -1;
+  if ((rc = join(pdir, dir, name)) == BF_SUCCESS) {
+    dfd = open(pdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    known = dfd >= 0 && fstat(dfd, &st0) == 0;
+  }
+  if (rc == BF_SUCCESS && (rc = join(path, pdir, "Header")) == BF_SUCCESS) {
+    known = known && stat(path, &hst0) == 0;
+    rc = read_text(path, &text, &len);
+  }
+  if (rc == BF_SUCCESS) {
     rc = parse_header(path, text, &h);
     free(text);
   }
@@ -1176,8 +1188,16 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
     }
     free(used);
   }
-  if (rc == BF_SUCCESS && known && (stat(pdir, &st1) != 0 || st1.st_dev != st0.st_dev || st1.st_ino != st0.st_ino))
-    rc = bf_error_set(BF_ERROR_IO, __func__, "%.300s was replaced (written again) while it was being read", pdir);
+  if (known) { /* also after a failed read: its error (bytes of another file) would mislead */
+    char hp[PIO_PATH];
+    if (stat(pdir, &st1) != 0 || st1.st_dev != st0.st_dev || st1.st_ino != st0.st_ino ||
+        join(hp, pdir, "Header") != BF_SUCCESS || stat(hp, &hst1) != 0 || hst1.st_dev != hst0.st_dev ||
+        hst1.st_ino != hst0.st_ino || hst1.st_size != hst0.st_size || hst1.st_mtim.tv_sec != hst0.st_mtim.tv_sec ||
+        hst1.st_mtim.tv_nsec != hst0.st_mtim.tv_nsec || hst1.st_ctim.tv_sec != hst0.st_ctim.tv_sec ||
+        hst1.st_ctim.tv_nsec != hst0.st_ctim.tv_nsec)
+      rc = bf_error_set(BF_ERROR_IO, __func__, "%.300s was replaced (written again) while it was being read", pdir);
+  }
+  if (dfd >= 0) close(dfd);
   /* nothing changes anywhere unless every rank read and checked its part */
   if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) {
     /* the particles are appended to the first local tile of their level (or the outbox): their sizes

@@ -234,6 +234,9 @@ BF_PLOC_FN int32_t locate_one(const bf_plocate *loc, const bf_ppart *p, int64_t 
   /* inside the domain (wrapped) but in no grid: AMReX aborts ("invalid particle"); refused, never
    * removed as if it had left the domain */
   if (s == BF_PDEST_REMOVE && in_domain(loc, x)) return BF_PDEST_NOGRID;
+  /* outside the domain: removed only when the range starts at level 0 (AMReX's locateParticle; it
+   * aborts otherwise) */
+  if (s == BF_PDEST_REMOVE && loc->lev_min > 0) return BF_PDEST_LEFT;
   return s;
 }
 

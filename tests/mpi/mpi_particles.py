@@ -362,7 +362,10 @@ def init_case(dim, what):
     assert len(r["pos"]) == len(got["pos"])
     assert (got["pos"][key(got["pos"])] == r["pos"][key(r["pos"])]).all()
     if what in ("random", "random_serialize") and n == 1:
-        assert (got["idcpu"] == r["idcpu"]).all() or True
+        # the same ids, up to where the counter started (the reference runs later in this process; the
+        # check read `... or True` and could not fail)
+        gi, ri = amr_ids(got["idcpu"][key(got["pos"])]), amr_ids(r["idcpu"][key(r["pos"])])
+        assert (gi - gi.min() == ri - ri.min()).all()
 
 
 def check_init_random():
