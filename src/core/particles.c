@@ -942,24 +942,25 @@ int bf_pc_refused_error(const bf_pc *pc, int64_t slot, const bf_ptile *t, int64_
   char levs[48];
   if (lev_min == lev_max) snprintf(levs, sizeof levs, "level %d", lev_min);
   else snprintf(levs, sizeof levs, "levels %d..%d", lev_min, lev_max);
-  if (code == BF_PDEST_NOGRID)
-    return bf_error_set(BF_ERROR_VALUE, what,
-                        "%s: particle %lld %s (id %lld, cpu %d) at (%s) lies inside the domain but in no grid of "
-                        "%s (the BoxArray does not cover it; AMReX aborts); %s (move it into a grid, or give it "
-                        "an id <= 0 to have redistribute remove it)",
-                        what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, levs,
-                        outcome);
-  if (code == BF_PDEST_LEFT)
-    return bf_error_set(BF_ERROR_VALUE, what,
-                        "%s: particle %lld %s (id %lld, cpu %d) at (%s) has left the domain, and the range (%s) does not "
-                        "start at level 0 (AMReX removes such particles only then, and aborts otherwise); %s "
-                        "(redistribute from level 0 removes it, or give it an id <= 0)",
-                        what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, levs,
-                        outcome);
-  return bf_error_set(BF_ERROR_VALUE, what,
-                      "%s: particle %lld %s (id %lld, cpu %d) has a position that is not finite (%s); %s (give it a "
-                      "finite position, or an id <= 0 to have redistribute remove it)",
-                      what, (long long)i, where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), xs, outcome);
+  /* what is wrong with it, and what the user can do: one message for the three refusals */
+  char why[512];
+  const char *fix = "give it a finite position, or an id <= 0 to have redistribute remove it";
+  if (code == BF_PDEST_NOGRID) {
+    snprintf(why, sizeof why,
+             "at (%s) lies inside the domain but in no grid of %s (the BoxArray does not cover it; AMReX aborts)", xs,
+             levs);
+    fix = "move it into a grid, or give it an id <= 0 to have redistribute remove it";
+  } else if (code == BF_PDEST_LEFT) {
+    snprintf(why, sizeof why,
+             "at (%s) has left the domain, and the range (%s) does not start at level 0 (AMReX removes such particles "
+             "only then, and aborts otherwise)",
+             xs, levs);
+    fix = "redistribute from level 0 removes it, or give it an id <= 0";
+  } else {
+    snprintf(why, sizeof why, "has a position that is not finite (%s)", xs);
+  }
+  return bf_error_set(BF_ERROR_VALUE, what, "%s: particle %lld %s (id %lld, cpu %d) %s; %s (%s)", what, (long long)i,
+                      where, (long long)bf_idcpu_id(idcpu), (int)bf_idcpu_cpu(idcpu), why, outcome, fix);
 }
 
 /* ---- counts -------------------------------------------------------------------------------------- */
