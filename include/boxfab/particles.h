@@ -469,7 +469,7 @@ BF_EXPORT int bf_pc_deposit_ex(const bf_pc *pc, int lev, int comp, bf_multifab *
  *  their values and these kept theirs. */
 BF_EXPORT int bf_pc_interpolate(bf_pc *pc, int lev, int comp, const bf_multifab *mf, int mfcomp, int shape);
 
-/* -- files (AMReX's binary particle format; src/core/particles_io.c) -- */
+/* -- files (AMReX's binary particle format; src/core/particles/io.c) -- */
 /** AMReX's WritePlotFile(dir, name): dir/name/Header, dir/name/Level_L/Particle_H
  *  and dir/name/Level_L/DATA_00000 with the particles of id > 0, the same bytes
  *  as AMReX writes on one rank (Version_Two_Dot_Zero_double; ids and cpus as

@@ -48,7 +48,7 @@ enum bfpy_type_id {
   BFPY_T_VECTOR_GEOMETRY,
   BFPY_T_AMREX,
   BFPY_T_CONFIG,
-  BFPY_T_ARRAY4,       /* hidden base of the 26 Array4_<T>[_const] types, per dim (bfpy_array4.h) */
+  BFPY_T_ARRAY4,       /* hidden base of the 26 Array4_<T>[_const] types, per dim (mesh/array4.h) */
   BFPY_T_BUFFER_OWNER, /* dimension independent ([0]): keeps a bf_buffer alive for views */
   BFPY_T_ARENA,        /* Arena */
   BFPY_T_MFINFO,       /* MFInfo */
@@ -62,21 +62,21 @@ enum bfpy_type_id {
   BFPY_T_IMULTIFAB,    /* iMultiFab(FabArrayBase) */
   BFPY_T_MFITER,       /* MFIter */
   BFPY_T_PODVIEW,      /* dimension independent ([0]): _PODView, the storage of a PODVector for views */
-  BFPY_T_PODVECTOR,    /* hidden base of the PODVector_<T>_<alloc> types (bfpy_particles.h) */
+  BFPY_T_PODVECTOR,    /* hidden base of the PODVector_<T>_<alloc> types (particles/arrays.h) */
   BFPY_T_PARTICLE,     /* hidden base of Particle_<NR>_<NI> */
   BFPY_T_PINIT,        /* hidden base of ParticleInitType_<S> */
   BFPY_T_AOS,          /* hidden base of ArrayOfStructs_<NR>_<NI>_<alloc> */
   BFPY_T_SOA,          /* hidden base of StructOfArrays_<...>_<alloc> */
   BFPY_T_PTILE,        /* hidden base of ParticleTile_<S>_<alloc> */
   BFPY_T_PTILEDATA,    /* hidden base of ParticleTileData_<S> */
-  BFPY_T_PC,           /* hidden base of ParticleContainer_<S>_<alloc> and ParticleContainer (bfpy_pc.h) */
-  BFPY_T_PARITER,      /* ParIterBase_<S>_<alloc> / ParConstIterBase_... (MFIter subclasses, bfpy_pc.h) */
+  BFPY_T_PC,           /* hidden base of ParticleContainer_<S>_<alloc> and ParticleContainer (particles/pc.h) */
+  BFPY_T_PARITER,      /* ParIterBase_<S>_<alloc> / ParConstIterBase_... (MFIter subclasses, particles/pc.h) */
   BFPY_T_PARMPARSE,    /* ParmParse */
   BFPY_T_AMRINFO,      /* AmrInfo */
   BFPY_T_AMRMESH,      /* AmrMesh */
-  BFPY_T_PLOTFILEDATA, /* PlotFileData (bfpy_plotfile.c) */
-  BFPY_T_VISMF,        /* VisMF (bfpy_plotfile.c) */
-  BFPY_T_MFSTACK,      /* dimension independent ([0]): StackedArray, all local FABs as one array (bfpy_multifab_stack.c) */
+  BFPY_T_PLOTFILEDATA, /* PlotFileData (io/plotfile.c) */
+  BFPY_T_VISMF,        /* VisMF (io/plotfile.c) */
+  BFPY_T_MFSTACK,      /* dimension independent ([0]): StackedArray, all local FABs as one array (mesh/multifab_stack.c) */
   BFPY_NTYPES
 };
 
@@ -106,7 +106,7 @@ bool bfpy_is(PyObject *o, int id, int dim);
 /* The Python name of a family for messages, e.g. "Box" or "IntVect3D". */
 const char *bfpy_type_name(int id, int dim);
 
-/* ---- interpreter state and DLPack capsules (bfpy_array4_export.c) ----------- */
+/* ---- interpreter state and DLPack capsules (mesh/array4_export.c) ----------- */
 /* True while the interpreter runs (not finalizing): a release callback that
  * may come after Py_Finalize must leak rather than touch Python objects. */
 int bfpy_python_alive(void);
@@ -124,7 +124,7 @@ bool bfpy_dl_release(PyObject **exporter, void **copy, bf_buffer **dcopy);
 /* Raise the exception for C status `status` with bf_error_message(); returns NULL. */
 PyObject *bfpy_raise(int status);
 /* An mpi4py communicator (MPI.Comm.f2py) of Fortran handle h, after checking
- * that mpi4py runs on boxfab's MPI (bfpy_runtime.c). */
+ * that mpi4py runs on boxfab's MPI (runtime/lifecycle.c). */
 PyObject *bfpy_mpi4py_comm(int64_t h);
 /* -1 with the exception set when status != 0, else 0. */
 int bfpy_check(int status);
@@ -237,7 +237,7 @@ PyObject *bfpy_geometry_new(const bf_geometry *g);
 PyObject *bfpy_geometrydata_new(const bf_geometry *g);
 PyObject *bfpy_periodicity_new(const bf_periodicity *p);
 
-/* AMReX's text form of a box, "((lo) (hi) (type))", into buf (bfpy_box.c);
+/* AMReX's text form of a box, "((lo) (hi) (type))", into buf (index/box.c);
  * BFPY_BOX_TEXT_SIZE bytes always suffice. */
 #define BFPY_BOX_TEXT_SIZE 200
 void bfpy_box_text(const bf_box *b, char *buf, size_t size);
@@ -308,7 +308,7 @@ PyObject *bfpy_array4_bounds(PyObject *a, int dim, int which);
 
 /* A tiny object holding one reference to a bf_buffer: the owner of views
  * (Array4, NumPy arrays, DLPack capsules) of MultiFab and FArrayBox data, so
- * that the memory outlives clear()/del of the container (bfpy_buffer.c). */
+ * that the memory outlives clear()/del of the container (runtime/buffer.c). */
 typedef struct { PyObject_HEAD bf_buffer *buf; } bfpy_buffer_owner_object;
 /* A new owner holding a new reference to `buf` (retained here). */
 PyObject *bfpy_buffer_owner_new(bf_buffer *buf);

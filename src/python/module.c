@@ -2,9 +2,9 @@
 #include <string.h>
 
 #include "bfpy.h"
-#include "bfpy_array4.h"
-#include "bfpy_particles.h"
-#include "bfpy_pc.h"
+#include "mesh/array4.h"
+#include "particles/arrays.h"
+#include "particles/pc.h"
 #include "boxfab_config.h"
 
 PyTypeObject *bfpy_types[BF_SPACEDIM_MAX + 1][BFPY_NTYPES];

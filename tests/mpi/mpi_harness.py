@@ -1,6 +1,6 @@
 """The harness of boxfab's MPI programs (tests/mpi/mpi_*.py).
 
-Each program is run by tests/python/test_mpi.py under ``mpirun -n N`` (N = 1,
+Each program is run by tests/python/runtime/test_mpi.py under ``mpirun -n N`` (N = 1,
 2, 4) and calls ``run(checks)``: every rank runs every check in order; a
 check that fails on any rank prints its traceback (with the rank) and aborts
 the whole job (``MPI.COMM_WORLD.Abort``), so that a failure never leaves the

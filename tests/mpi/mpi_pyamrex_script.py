@@ -1,7 +1,7 @@
 """A pyAMReX user's script (pyAMReX's API only, with mpi4py): build a MultiFab,
 fill it from a formula of the cell index, read and write it with global
 indexing, reduce it, and print a digest of everything it saw.  The digest must
-be the same at 1, 2 and 4 ranks (tests/python/test_mpi_script.py): the data
+be the same at 1, 2 and 4 ranks (tests/python/runtime/test_mpi_script.py): the data
 are multiples of 1/8 small enough that every sum is exact in any order.
 
 Runs under pyAMReX itself (``import amrex.space3d``) or boxfab."""
