@@ -4,7 +4,8 @@
 # UndefinedBehaviorSanitizer), installs the package into .venv (skipped when
 # the sources have not changed since the last install) and runs pytest
 # against it.  Warnings are errors in every build here (BOXFAB_WERROR=ON), and
-# the package is also built and imported without MPI and without CUDA.
+# the package is also built and imported without MPI and without CUDA.  The
+# folders' direction of dependence (docs/architecture.md) is checked first.
 #   scripts/test.sh [pytest options]
 # Builds show their progress in a few lines; the full logs are in build/*.log.
 set -euo pipefail
@@ -26,8 +27,13 @@ c_tests() {
   bf_ctest_skip_reasons "$dir" "$out"
 }
 
+echo "== layers: includes against docs/architecture.md"
+"$PY" scripts/check-layers.py
+
 echo "== C tests (build/ctest)"
 c_tests build/ctest -DCMAKE_BUILD_TYPE=Release
+echo "== layers: the symbols of build/ctest against docs/architecture.md"
+"$PY" scripts/check-layers.py --objects build/ctest
 
 echo "== C tests under AddressSanitizer and UndefinedBehaviorSanitizer (build/sanitize)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -58,6 +64,6 @@ echo "== pytest"
 # Run from tests/ so that the installed package (not the source tree) is
 # imported; the tests of the installed C files (test_c_from_pip.py) must not
 # skip for want of an installed package here.
-# BOXFAB_REQUIRE_MPI: the MPI suite (tests/python/test_mpi.py, mpirun -n 1, 2, 4) fails
+# BOXFAB_REQUIRE_MPI: the MPI suite (tests/python/runtime/test_mpi.py, mpirun -n 1, 2, 4) fails
 # instead of skipping when MPI, mpirun or mpi4py is missing.
 cd tests && BOXFAB_REQUIRE_INSTALLED=1 BOXFAB_REQUIRE_MPI=1 "$PY" -m pytest -q -rs -p no:cacheprovider python "$@"
