@@ -239,7 +239,7 @@ typedef struct bf_pmesh_args {
   const int64_t *group_start;
 } bf_pmesh_args;
 
-/* ---- Particle kernels (src/core/particles/*.c; CPU: src/backend/cpu/particles.c) ----
+/* ---- Particle kernels (src/core/particles/; CPU: src/backend/cpu/particles.c) ----
  * The per-particle loops of the particle container.  The entries are
  * optional: where a table lacks one (NULL), the core runs the CPU kernel on
  * host memory (host-accessible arenas directly; device-only arenas through a
