@@ -43,7 +43,9 @@ bf_arena *bf_arena_get(int kind) {
 }
 
 int bf_arena_kind_of(const bf_arena *a) { return a->kind; }
+const char *bf_arena_name(const bf_arena *a) { return a->name; }
 
+/* Which backend's table serves an arena's memory (runtime/backend.h). */
 const bf_backend *bf_backend_for_arena(const bf_arena *a) {
   return bf_backend_for_kind(a ? a->kind : BF_ARENA_DEFAULT);
 }
@@ -57,7 +59,6 @@ const bf_backend *bf_backend_for_arenas(int n, const bf_arena *const *arenas, co
   for (int i = 0; i < n; ++i) kinds[i] = arenas[i] ? arenas[i]->kind : -1;
   return bf_backend_for_kinds(n, kinds, what);
 }
-const char *bf_arena_name(const bf_arena *a) { return a->name; }
 
 static unsigned flags(const bf_arena *a) { return bf_backend_for_kind(a->kind)->mem_flags(a->kind); }
 bool bf_arena_is_device_accessible(const bf_arena *a) { return flags(a) & BF_MEMFLAG_DEVICE_ACCESSIBLE; }
