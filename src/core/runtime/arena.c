@@ -45,22 +45,34 @@ bf_arena *bf_arena_get(int kind) {
 int bf_arena_kind_of(const bf_arena *a) { return a->kind; }
 const char *bf_arena_name(const bf_arena *a) { return a->name; }
 
+static unsigned flags(const bf_arena *a) { return bf_backend_for_kind(a->kind)->mem_flags(a->kind); }
+
 /* Which backend's table serves an arena's memory (runtime/backend.h). */
 const bf_backend *bf_backend_for_arena(const bf_arena *a) {
   return bf_backend_for_kind(a ? a->kind : BF_ARENA_DEFAULT);
 }
 
-const bf_backend *bf_backend_for_arenas(int n, const bf_arena *const *arenas, const char *what) {
-  if (n < 0 || n > BF_BACKEND_MAX_ARENAS) {
-    bf_error_set(BF_ERROR_VALUE, what, "%s: %d arenas, at most %d", what, n, BF_BACKEND_MAX_ARENAS);
-    return NULL;
-  }
-  int kinds[BF_BACKEND_MAX_ARENAS];
-  for (int i = 0; i < n; ++i) kinds[i] = arenas[i] ? arenas[i]->kind : -1;
-  return bf_backend_for_kinds(n, kinds, what);
+/* Can the kernels of `be` reach the memory of every arena (NULL ones skipped)? */
+static bool reaches_all(const bf_backend *be, int n, const bf_arena *const *arenas) {
+  unsigned need = be == bf_backend_device() ? BF_MEMFLAG_DEVICE_ACCESSIBLE : BF_MEMFLAG_HOST;
+  for (int i = 0; i < n; ++i)
+    if (arenas[i] && !(flags(arenas[i]) & need)) return false;
+  return true;
 }
 
-static unsigned flags(const bf_arena *a) { return bf_backend_for_kind(a->kind)->mem_flags(a->kind); }
+const bf_backend *bf_backend_for_arenas(int n, const bf_arena *const *arenas, const char *what) {
+  const bf_backend *first = bf_backend_for_arena(n > 0 ? arenas[0] : NULL);
+  const bf_backend *dev = bf_backend_device();
+  if (!dev) return first;
+  const bf_backend *cand[3] = {first, dev, bf_backend_get()};
+  for (int c = 0; c < 3; ++c)
+    if (reaches_all(cand[c], n, arenas)) return cand[c];
+  bf_error_set(BF_ERROR_VALUE, what,
+               "%s: the data lie in host-only and device-only memory (copy them into one kind of memory first, "
+               "e.g. with a MultiFab in The_Pinned_Arena or The_Managed_Arena)",
+               what);
+  return NULL;
+}
 bool bf_arena_is_device_accessible(const bf_arena *a) { return flags(a) & BF_MEMFLAG_DEVICE_ACCESSIBLE; }
 bool bf_arena_is_host_accessible(const bf_arena *a) { return flags(a) & BF_MEMFLAG_HOST; }
 bool bf_arena_is_managed(const bf_arena *a) { return flags(a) & BF_MEMFLAG_MANAGED; }

@@ -125,27 +125,6 @@ const bf_backend *bf_backend_for_kind(int kind) {
   }
 }
 
-/* Can the kernels of `be` reach memory of every kind (kinds < 0 skipped)? */
-static bool reaches_all(const bf_backend *be, int n, const int *kinds) {
-  unsigned need = be == &dev_be ? BF_MEMFLAG_DEVICE_ACCESSIBLE : BF_MEMFLAG_HOST;
-  for (int i = 0; i < n; ++i)
-    if (kinds[i] >= 0 && !(bf_backend_for_kind(kinds[i])->mem_flags(kinds[i]) & need)) return false;
-  return true;
-}
-
-const bf_backend *bf_backend_for_kinds(int n, const int *kinds, const char *what) {
-  const bf_backend *first = bf_backend_for_kind(n > 0 && kinds[0] >= 0 ? kinds[0] : BF_ARENA_DEFAULT);
-  if (!have_gpu) return first;
-  const bf_backend *cand[3] = {first, &dev_be, &cpu_be};
-  for (int c = 0; c < 3; ++c)
-    if (reaches_all(cand[c], n, kinds)) return cand[c];
-  bf_error_set(BF_ERROR_VALUE, what,
-               "%s: the data lie in host-only and device-only memory (copy them into one kind of memory first, "
-               "e.g. with a MultiFab in The_Pinned_Arena or The_Managed_Arena)",
-               what);
-  return NULL;
-}
-
 bool bf_backend_device_has_free(size_t nbytes) {
   const bf_backend *d = bf_backend_device();
   return d && d->has_free ? d->has_free(nbytes) : true;

@@ -601,18 +601,14 @@ const bf_backend *bf_backend_get(void);
  * table.  Never NULL. */
 const bf_backend *bf_backend_for_kind(int kind);
 
-/* The backend whose kernels can reach memory of every given arena kind (n
- * of them; kinds < 0 are skipped; the first is the destination, preferred,
- * and stands for The_Arena when < 0).  When none can (host-only memory mixed
- * with device-only memory) sets a BF_ERROR_VALUE message naming `what` and
- * returns NULL. */
-const bf_backend *bf_backend_for_kinds(int n, const int *kinds, const char *what);
-
-/* The same for arenas (arena.c; a bf_arena *, NULL = The_Arena): the backend
- * for the memory of `arena`, and the one that reaches every given arena (n of
- * them, at most BF_BACKEND_MAX_ARENAS; NULL entries are skipped). */
+/* The backend for the memory of the arena `arena` (a bf_arena *; NULL =
+ * The_Arena), and the backend whose kernels can reach the memory of every
+ * given arena (n of them; NULL entries are skipped, the first is the
+ * destination and is preferred).  When none can (host-only memory mixed with
+ * device-only memory) bf_backend_for_arenas sets a BF_ERROR_VALUE message
+ * naming `what` and returns NULL.  Both are arena.c's: they ask the arena its
+ * kind and this table's functions the rest. */
 struct bf_arena;
-#define BF_BACKEND_MAX_ARENAS 8
 const bf_backend *bf_backend_for_arena(const struct bf_arena *arena);
 const bf_backend *bf_backend_for_arenas(int n, const struct bf_arena *const *arenas, const char *what);
 
