@@ -23,4 +23,7 @@ def populate(namespace, dim):
     # Python-level members of the particle containers (to_df, add_particles)
     from boxfab import _pcontainer
     _pcontainer.attach(namespace)
+    # tiling: TilingIfNotGPU, mf.tiles(), for_each_tile, amr.xp
+    from boxfab import _tiling
+    _tiling.attach(namespace)
     return impl

@@ -146,6 +146,14 @@ int bfpy_bind(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const 
 typedef int (*bfpy_fastinit)(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int bfpy_init_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastinit fn);
 
+/* tp_call receives a tuple and a dict: lay them out as a vectorcall of `fn`. */
+typedef PyObject *(*bfpy_fastcall)(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *bfpy_call_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastcall fn);
+
+/* As bfpy_add_statics, but read from an instance the method is bound to it
+ * (first argument): `T.f(obj, x)` and `obj.f(x)` are the same call. */
+int bfpy_add_hybrids(PyTypeObject *type, PyMethodDef *defs, PyObject *bound);
+
 /* Add each of `defs` (ending with a zeroed entry) to `type` as a
  * staticmethod whose C self is `bound` (e.g. the type itself, so that a static
  * method knows its class and dimension). */

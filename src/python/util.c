@@ -461,31 +461,106 @@ done:
   return result;
 }
 
-/* tp_init receives a tuple and a dict: lay them out as a vectorcall. */
-int bfpy_init_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastinit fn) {
-  Py_ssize_t nargs = PyTuple_GET_SIZE(args), nkw = kwds ? PyDict_GET_SIZE(kwds) : 0;
-  PyObject *stack[16];
-  if (nargs + nkw > 16) {
+/* Lay (args, kwds) out as a vectorcall stack of at most 16: 0, or -1 with
+ * TypeError.  *kwnames is a new reference (or NULL). */
+static int as_stack(PyObject *args, PyObject *kwds, PyObject **stack, Py_ssize_t *nargs, PyObject **kwnames) {
+  Py_ssize_t n = PyTuple_GET_SIZE(args), nkw = kwds ? PyDict_GET_SIZE(kwds) : 0;
+  *kwnames = NULL;
+  *nargs = n;
+  if (n + nkw > 16) {
     PyErr_SetString(PyExc_TypeError, "too many arguments");
     return -1;
   }
-  for (Py_ssize_t i = 0; i < nargs; ++i) stack[i] = PyTuple_GET_ITEM(args, i);
-  PyObject *kwnames = NULL;
+  for (Py_ssize_t i = 0; i < n; ++i) stack[i] = PyTuple_GET_ITEM(args, i);
   if (nkw) {
-    kwnames = PyTuple_New(nkw);
-    if (!kwnames) return -1;
+    if (!(*kwnames = PyTuple_New(nkw))) return -1;
     Py_ssize_t pos = 0, k = 0;
     PyObject *key, *value;
     while (PyDict_Next(kwds, &pos, &key, &value)) {
-      PyTuple_SET_ITEM(kwnames, k, Py_NewRef(key));
-      stack[nargs + k++] = value;
+      PyTuple_SET_ITEM(*kwnames, k, Py_NewRef(key));
+      stack[n + k++] = value;
     }
   }
+  return 0;
+}
+
+PyObject *bfpy_call_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastcall fn) {
+  PyObject *stack[16], *kwnames;
+  Py_ssize_t nargs;
+  if (as_stack(args, kwds, stack, &nargs, &kwnames) < 0) return NULL;
+  PyObject *r = fn(self, stack, nargs, kwnames);
+  Py_XDECREF(kwnames);
+  return r;
+}
+
+/* tp_init receives a tuple and a dict: lay them out as a vectorcall. */
+int bfpy_init_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastinit fn) {
+  PyObject *stack[16], *kwnames;
+  Py_ssize_t nargs;
+  if (as_stack(args, kwds, stack, &nargs, &kwnames) < 0) return -1;
   int r = fn(self, stack, nargs, kwnames);
   Py_XDECREF(kwnames);
   return r;
 }
 
+
+/* ---- hybrid methods: static on the class, bound on an instance -------------------------------
+ * AMReX's MultiFab::Add(dst, src, ...) is static; pyAMReX now binds it as
+ * dst.add(src, ...).  Both spellings give the function the same positional
+ * arguments (the instance first), so one descriptor serves both: read from
+ * the class it is the plain function, read from an instance a bound method. */
+typedef struct {
+  PyObject_HEAD
+  PyObject *func;
+} hybrid_object;
+
+static void hybrid_dealloc(PyObject *self) {
+  PyTypeObject *tp = Py_TYPE(self);
+  Py_CLEAR(((hybrid_object *)self)->func);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+static PyObject *hybrid_get(PyObject *self, PyObject *obj, PyObject *type) {
+  (void)type;
+  PyObject *f = ((hybrid_object *)self)->func;
+  if (!obj || obj == Py_None) return Py_NewRef(f);
+  return PyMethod_New(f, obj);
+}
+
+static PyObject *hybrid_doc(PyObject *self, void *c) {
+  (void)c;
+  return PyObject_GetAttrString(((hybrid_object *)self)->func, "__doc__");
+}
+
+static PyGetSetDef hybrid_getset[] = {{"__doc__", hybrid_doc, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}};
+
+static PyType_Slot hybrid_slots[] = {
+    {Py_tp_dealloc, hybrid_dealloc},
+    {Py_tp_descr_get, hybrid_get},
+    {Py_tp_getset, hybrid_getset},
+    {0, NULL},
+};
+static PyType_Spec hybrid_spec = {.name = "boxfab._hybridmethod", .basicsize = sizeof(hybrid_object),
+                                  .flags = Py_TPFLAGS_DEFAULT, .slots = hybrid_slots};
+
+int bfpy_add_hybrids(PyTypeObject *type, PyMethodDef *defs, PyObject *bound) {
+  static PyObject *hybrid_type; /* made once, kept for the life of the process */
+  if (!hybrid_type && !(hybrid_type = PyType_FromSpec(&hybrid_spec))) return -1;
+  for (PyMethodDef *def = defs; def->ml_name; ++def) {
+    PyObject *f = PyCFunction_NewEx(def, bound, NULL);
+    hybrid_object *h = f ? PyObject_New(hybrid_object, (PyTypeObject *)hybrid_type) : NULL;
+    if (!h) {
+      Py_XDECREF(f);
+      return -1;
+    }
+    h->func = f;
+    int r = PyObject_SetAttrString((PyObject *)type, def->ml_name, (PyObject *)h);
+    Py_DECREF(h);
+    if (r < 0) return -1;
+  }
+  return 0;
+}
 
 int bfpy_add_statics(PyTypeObject *type, PyMethodDef *defs, PyObject *bound) {
   for (PyMethodDef *def = defs; def->ml_name; ++def) {

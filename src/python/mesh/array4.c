@@ -165,18 +165,25 @@ static int a4_init(PyObject *self_o, PyObject *args, PyObject *kwds) {
     bfpy_dim_mismatch(a4_name(self), dim, A4(first)->dim);
     return -1;
   }
-  if (first_is_a4 && n <= 3)
-    return a4_init_from_array4(self, A4(first), n > 1 ? PyTuple_GET_ITEM(args, 1) : NULL,
-                               n > 2 ? PyTuple_GET_ITEM(args, 2) : NULL);
+  if (first_is_a4 && n <= 3) {
+    if (a4_init_from_array4(self, A4(first), n > 1 ? PyTuple_GET_ITEM(args, 1) : NULL,
+                            n > 2 ? PyTuple_GET_ITEM(args, 2) : NULL) < 0)
+      return -1;
+    bfpy_array4_keep((PyObject *)self, first);
+    return 0;
+  }
   if (n == 1) return bfpy_array4_import(self, first);
   PyObject *r = bfpy_no_overload(a4_name(self), &PyTuple_GET_ITEM(args, 0), n, NULL, a4_init_sigs);
   (void)r;
   return -1;
 }
 
+void bfpy_array4_keep(PyObject *a4, PyObject *source) { Py_XSETREF(A4(a4)->source, Py_XNewRef(source)); }
+
 static void a4_dealloc(PyObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   Py_CLEAR(A4(self)->owner);
+  Py_CLEAR(A4(self)->source);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -420,6 +427,72 @@ static PyObject *a4_contains(PyObject *self_o, PyObject *const *args, Py_ssize_t
   return PyBool_FromLong(bf_array4_contains(&self->a, p[0], p[1], p[2]));
 }
 
+/* a(box, comp=0, di=0, dj=0, dk=0): the cells of `box` (shifted by di, dj,
+ * dk) of component `comp`, as a view in the array library of to_xp (NumPy on
+ * the host, CuPy on the GPU), indexed [x, y, z] over the module's dimensions
+ * only.  The index space of the Array4 is global (its lbound is the fab's
+ * small end), so a(bx) is the tile bx of the fab, and a(bx, di=-1) the same
+ * tile one cell lower in x: AMReX's a(i-1, j, k) over a whole box.  A region
+ * that leaves the view, or a component out of range, raises IndexError
+ * (slicing would silently clip it). */
+static PyObject *a4_call_fast(PyObject *self_o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"box", "comp", "di", "dj", "dk", NULL};
+  bfpy_array4_object *self = A4(self_o);
+  PyObject *a[5];
+  bf_box box;
+  int comp = 0;
+  int64_t sh[3] = {0, 0, 0};
+  if (bfpy_bind(args, nargs, kwnames, names, 1, a, true) < 0 ||
+      bfpy_as_box(a[0], self->dim, &box, "Array4(box)") < 0 || (a[1] && bfpy_to_int(a[1], &comp, "comp") < 0))
+    return NULL;
+  for (int d = 0; d < 3; ++d) {
+    if (a[2 + d] && bfpy_to_int64(a[2 + d], &sh[d], names[2 + d]) < 0) return NULL;
+    if (sh[d] != 0 && d >= self->dim)
+      return PyErr_Format(PyExc_ValueError, "Array4(box, %s=...): a %dD array has no direction %d", names[2 + d],
+                          self->dim, d);
+  }
+  const bf_array4 *v = &self->a;
+  if (comp < 0 || comp >= v->ncomp)
+    return PyErr_Format(PyExc_IndexError, "Array4(box, comp=%d): component out of range [0, %d)", comp, v->ncomp);
+  int64_t lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = d < self->dim ? (int64_t)box.lo[d] + sh[d] : v->begin[d];
+    hi[d] = d < self->dim ? (int64_t)box.hi[d] + sh[d] : v->begin[d];
+    if (hi[d] < lo[d]) lo[d] = hi[d] + 1; /* an empty box: an empty view */
+    if (lo[d] < v->begin[d] || hi[d] >= v->end[d])
+      return PyErr_Format(PyExc_IndexError,
+                          "Array4(box): cells %lld..%lld in direction %d leave the array's %lld..%lld", (long long)lo[d],
+                          (long long)hi[d], d, (long long)v->begin[d], (long long)v->end[d] - 1);
+  }
+  PyObject *arr = bfpy_array4_to_xp(self_o, NULL, 0, NULL);
+  if (!arr) return NULL;
+  /* the F-order view is [x, y, z, comp]: slice the module's directions, take index 0 of
+   * the others (their extent is 1) and the component */
+  PyObject *key = PyTuple_New(4), *out = NULL;
+  for (int d = 0; d < 4 && key; ++d) {
+    PyObject *item;
+    if (d == 3) {
+      item = PyLong_FromLong(comp);
+    } else if (d >= self->dim) {
+      item = PyLong_FromLong(0);
+    } else {
+      PyObject *start = PyLong_FromLongLong(lo[d] - v->begin[d]), *stop = PyLong_FromLongLong(hi[d] + 1 - v->begin[d]);
+      item = start && stop ? PySlice_New(start, stop, NULL) : NULL;
+      Py_XDECREF(start), Py_XDECREF(stop);
+    }
+    if (!item) Py_CLEAR(key);
+    else PyTuple_SET_ITEM(key, d, item);
+  }
+  if (key) out = PyObject_GetItem(arr, key);
+  Py_XDECREF(key);
+  Py_DECREF(arr);
+  return out;
+}
+
+static PyObject *a4_call(PyObject *self, PyObject *args, PyObject *kwds) {
+  return bfpy_call_vectorcall(self, args, kwds, a4_call_fast);
+}
+
 static PyObject *a4_size(PyObject *self, void *closure) {
   (void)closure;
   return PyLong_FromLongLong(bf_array4_size(&A4(self)->a));
@@ -498,6 +571,7 @@ static PyType_Slot a4_base_slots[] = {
     {Py_tp_init, a4_init},
     {Py_tp_dealloc, a4_dealloc},
     {Py_tp_repr, a4_repr},
+    {Py_tp_call, a4_call},
     {Py_tp_methods, a4_methods},
     {Py_tp_getset, a4_getset},
     {Py_bf_getbuffer, bfpy_array4_getbuffer},
@@ -569,5 +643,13 @@ int bfpy_init_array4(PyObject *m, int dim) {
       }
     }
   Py_DECREF(bases);
-  return 0;
+  /* DLDeviceType: the device codes of dlpack.h, as pyAMReX names them (__dlpack_device__()[0]) */
+  static const char *const dl_names[] = {"kDLCPU",    "kDLCUDA",    "kDLCUDAHost", "kDLOpenCL",      "kDLVulkan",
+                                         "kDLMetal",  "kDLVPI",     "kDLROCM",     "kDLROCMHost",    "kDLExtDev",
+                                         "kDLCUDAManaged", "kDLOneAPI", "kDLWebGPU", "kDLHexagon", "kDLMAIA"};
+  static const int dl_values[] = {1, 2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+  char modname[32];
+  snprintf(modname, sizeof modname, "boxfab.space%dd", dim);
+  PyObject *e = bfpy_make_intenum(modname, "DLDeviceType", dl_names, dl_values, 15);
+  return e ? PyModule_AddObject(m, "DLDeviceType", e) : -1; /* AddObject steals e on success */
 }

@@ -38,6 +38,8 @@ typedef struct {
   PyObject_HEAD
   bf_array4 a;
   PyObject *owner;       /* keeps the memory alive (NULL for an empty view) */
+  PyObject *source;      /* the Python object the view was taken from (an Array4, a BaseFab), kept
+                          * alive as long as the view, as pyAMReX's keep_alive; or NULL */
   int dim;               /* dimension of the module whose type this is */
   int flags;             /* BFPY_A4_* */
   int memory;            /* BFPY_MEM_* */
@@ -45,6 +47,9 @@ typedef struct {
   Py_ssize_t bshape[4];  /* shape / strides handed out by the buffer protocol */
   Py_ssize_t bstrides[4];
 } bfpy_array4_object;
+
+/* Keep `source` alive as long as the Array4 `a4` (a new reference is taken). */
+void bfpy_array4_keep(PyObject *a4, PyObject *source);
 
 /* Which Array4 type `t` (or a subclass) is: 0 and the fields, or -1 when it is
  * none (no exception set). */

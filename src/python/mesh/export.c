@@ -275,7 +275,7 @@ PyObject *bfpy_x_dlpack(PyObject *exporter, const bfpy_xview *v, PyObject *const
    * for boxfab's pending work (an event), unless it passed -1 */
   if (dev_type == kDLCPU) {
     if (stream && stream != Py_None) {
-      PyErr_Format(PyExc_BufferError, "__dlpack__: stream must be None for CPU data, got %R", stream);
+      PyErr_Format(PyExc_ValueError, "__dlpack__: stream must be None for CPU data, got %R", stream);
       return NULL;
     }
     if (bfpy_mem_sync_host(v->memory) < 0) return NULL; /* a host consumer reads GPU-written memory */

@@ -222,6 +222,14 @@ static bf_fab *fab_of(PyObject *self) {
 }
 
 /* A new Array4_double[_const] viewing the whole fab; holds the fab's buffer. */
+/* A view handed to the user keeps the fab object alive too (pyAMReX's
+ * keep_alive; its memory is kept by the buffer owner anyway).  The views a fab
+ * pins for itself (__array_interface__) do not: that would be a cycle. */
+static PyObject *fab_keep(PyObject *a4, PyObject *self) {
+  if (a4) bfpy_array4_keep(a4, self);
+  return a4;
+}
+
 static PyObject *fab_make_array4(PyObject *self, bool is_const) {
   bf_fab *fab = fab_of(self);
   if (!fab) return NULL;
@@ -365,12 +373,12 @@ static PyObject *fab_is_allocated(PyObject *self, PyObject *noargs) {
 
 static PyObject *fab_array(PyObject *self, PyObject *noargs) {
   (void)noargs;
-  return fab_make_array4(self, false);
+  return fab_keep(fab_make_array4(self, false), self);
 }
 
 static PyObject *fab_const_array(PyObject *self, PyObject *noargs) {
   (void)noargs;
-  return fab_make_array4(self, true);
+  return fab_keep(fab_make_array4(self, true), self);
 }
 
 static PyObject *fab_to_host(PyObject *self, PyObject *noargs) {
@@ -459,7 +467,8 @@ static PyObject *fab_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     return NULL;
   }
-  PyObject *r = bfpy_array4_dlpack(a, args, nargs, kwnames); /* the capsule keeps `a` alive */
+  fab_keep(a, self);
+  PyObject *r = bfpy_array4_dlpack(a, args, nargs, kwnames); /* the capsule keeps `a` (and so self) alive */
   Py_DECREF(a);
   return r;
 }

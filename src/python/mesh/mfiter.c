@@ -361,6 +361,7 @@ static PyType_Slot it_slots[] = {
     {Py_tp_dealloc, it_dealloc},
     {Py_tp_traverse, it_traverse},
     {Py_tp_clear, it_clear},
+    {Py_tp_iter, PyObject_SelfIter},
     {Py_tp_iternext, it_next},
     {Py_tp_repr, it_repr},
     {Py_tp_methods, it_methods},

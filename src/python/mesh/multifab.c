@@ -343,6 +343,20 @@ static PyObject *fa_get_size(PyObject *self, void *c) {
   if (fa_prop(self, &mf) < 0) return NULL;
   return PyLong_FromLongLong(mf ? bf_multifab_size(mf) : 0);
 }
+/* ix_type: the index type as an IntVect (C++ mf.ixType().toIntVect()), for mfi.tilebox(mf.ix_type) */
+static PyObject *fa_get_ix_type(PyObject *self, void *c) {
+  (void)c;
+  bf_multifab *mf;
+  if (fa_prop(self, &mf) < 0) return NULL;
+  bf_intvect iv = bf_indextype_to_intvect(MFO(self)->dim, mf ? bf_multifab_ixtype(mf) : 0u);
+  return bfpy_intvect_new(&iv);
+}
+/* len(mf): the number of FABs (global), as FabArrayBase::size */
+static Py_ssize_t fa_len(PyObject *self) {
+  bf_multifab *mf;
+  if (fa_prop(self, &mf) < 0) return -1;
+  return mf ? (Py_ssize_t)bf_multifab_size(mf) : 0;
+}
 static PyObject *fa_get_ngrow(PyObject *self, void *c) {
   (void)c;
   bf_multifab *mf;
@@ -373,6 +387,7 @@ static PyGetSetDef fab_getset[] = {
     {"num_comp", fa_get_ncomp, NULL, "Number of components.", NULL},
     {"size", fa_get_size, NULL, "Number of FABs (boxes of the BoxArray, global).", NULL},
     {"n_grow_vect", fa_get_ngrow, NULL, "Ghost cells per direction (IntVect).", NULL},
+    {"ix_type", fa_get_ix_type, NULL, "Index type as an IntVect (0 cell, 1 node per direction).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -590,6 +605,7 @@ static PyMethodDef mf_methods[] = {
 static PyGetSetDef mf_getset[] = {
     {"n_comp", fa_get_ncomp, NULL, "Number of components.", NULL},
     {"n_grow_vect", fa_get_ngrow, NULL, "Ghost cells per direction (IntVect).", NULL},
+    {"ix_type", fa_get_ix_type, NULL, "Index type as an IntVect (0 cell, 1 node per direction).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -696,6 +712,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
       {Py_tp_dealloc, fa_dealloc},
       {Py_tp_repr, fa_repr},
       {Py_tp_iter, fa_iter},
+      {Py_sq_length, fa_len},
       {Py_tp_getset, fab_getset},
       {Py_tp_methods, fab_methods},
       {Py_tp_members, fa_members},
@@ -717,7 +734,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec fa_spec = {.name = "FabArray_FArrayBox", .basicsize = sizeof(bfpy_multifab_object),
                          .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = fa_slots};
   PyTypeObject *fa = bfpy_make_type(m, dim, BFPY_T_FABARRAY, "FabArray_FArrayBox", &fa_spec, base);
-  if (!fa || bfpy_add_statics(fa, bfpy_mf_fabarray_statics, (PyObject *)fa) < 0) return -1;
+  if (!fa || bfpy_add_hybrids(fa, bfpy_mf_fabarray_statics, (PyObject *)fa) < 0) return -1;
 
   PyMethodDef *mf_tables[] = {mf_methods, bfpy_mf_ops_methods, bfpy_mf_reduce_methods, bfpy_mf_comm_mf_methods,
                               NULL};
@@ -734,7 +751,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec mf_spec = {.name = "MultiFab", .basicsize = sizeof(bfpy_multifab_object),
                          .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = mf_slots};
   PyTypeObject *mft = bfpy_make_type(m, dim, BFPY_T_MULTIFAB, "MultiFab", &mf_spec, fa);
-  if (!mft || bfpy_add_statics(mft, bfpy_mf_statics, (PyObject *)mft) < 0) return -1;
+  if (!mft || bfpy_add_hybrids(mft, bfpy_mf_statics, (PyObject *)mft) < 0) return -1;
 
   PyMethodDef *imf_tables[] = {fabarray_methods, mf_methods, bfpy_mf_fabarray_ops, bfpy_mf_imf_ops_methods,
                                bfpy_imf_reduce_methods, bfpy_imf_comm_methods, bfpy_mf_stack_methods, NULL};
@@ -749,7 +766,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec imf_spec = {.name = "iMultiFab", .basicsize = sizeof(bfpy_multifab_object),
                           .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = imf_slots};
   PyTypeObject *imft = bfpy_make_type(m, dim, BFPY_T_IMULTIFAB, "iMultiFab", &imf_spec, base);
-  if (!imft || bfpy_add_statics(imft, bfpy_imf_statics, (PyObject *)imft) < 0) return -1;
+  if (!imft || bfpy_add_hybrids(imft, bfpy_imf_statics, (PyObject *)imft) < 0) return -1;
 
   if (bfpy_init_mfiter(m, dim) < 0) return -1;
   return PyModule_AddFunctions(m, mf_module_functions);

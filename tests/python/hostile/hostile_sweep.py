@@ -303,8 +303,8 @@ def discover(amr, dim):
     seen = set()
     for n in names:
         cls = getattr(amr, n)
-        if not isinstance(cls, type) or id(cls) in seen:
-            continue
+        if not isinstance(cls, type) or id(cls) in seen or type(cls).__name__ in ("EnumType", "EnumMeta"):
+            continue   # not a class, seen, or an enum (Python's enum module: DLDeviceType)
         seen.add(id(cls))
         if not is_representative(n):
             continue   # an allocator variant of a particle class: the same C code as its representative

@@ -249,6 +249,7 @@ class Vocab:
         self.f = {
             "iv": lambda: iv(1), "iv2": lambda: iv(2), "iv0": lambda: iv(0),
             "box": lambda: a.Box(iv(0), iv(7)),
+            "box2": lambda: a.Box(iv(0), iv(1)),
             "ba": lambda: self._ba(),
             "dm": lambda: a.DistributionMapping(self.make("ba")),
             "mf": lambda: self._mf(a.MultiFab, 1.5),
@@ -453,6 +454,7 @@ def hand_forms(dim, amr):
         "module.coarsen": [F(iv, 2), F(iv, K("iv2")), F(K("d3"), K("iv2"))],
         "module.refine": [F(K("d3"), K("iv2"))],
         "module.lbound": [F(K("box")), F(K("Array4_double"))],
+        "module.for_each_tile": [F(K("mf")), F(K("mf"), K("mf"), tile=K("iv2"), threads=2)],
         "module.ubound": [F(K("box")), F(K("Array4_double"))],
         "module.length": [F(K("box")), F(K("Array4_double"))],
         "module.dtoh_memcpy": [F(K("mf"), K("mf")), F(K("mf"), K("mf"), 0, 0, 1)],
@@ -597,6 +599,7 @@ def hand_forms(dim, amr):
         "Array4()": [F(), F(K("SELF")), F(K("SELF"), 1), F(K("SELF"), 0, 2), F(K("ND_ELEM"))],
         "Array4.__init__": [F(K("SELF"))],
         "Array4.contains": [F(0, 0, 0), F(K("iv0")), F(K("d3"))],
+        "Array4.__call__": [F(K("box2")), F(K("box2"), 1, di=1)],
         "Array4.to_numpy": [F(), F(True, "C")], "Array4.to_host": [F()],
         "Array4.__dlpack__": [F(max_version=(1, 0)), F(stream=None, max_version=(1, 0), dl_device=(1, 0), copy=False)],
         "RealVect.dotProduct": [F(K("rv"))], "RealVect.crossProduct": [F(K("rv"))],

@@ -259,7 +259,7 @@ def test_dlpack_copy_flag(amr):
 
 def test_dlpack_bad_requests(amr):
     a = amr.Array4_double(np.zeros(2))
-    with pytest.raises(BufferError, match="stream"):
+    with pytest.raises(ValueError, match="stream"):
         a.__dlpack__(stream=1)
     with pytest.raises(BufferError, match="device"):
         a.__dlpack__(dl_device=(2, 0))

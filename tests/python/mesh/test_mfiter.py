@@ -18,7 +18,8 @@ def test_iteration_visits_every_box_once(amr):
     assert idx == list(range(mf.size))
     it = iter(mf)
     assert type(it) is amr.MFIter
-    assert not hasattr(amr.MFIter, "__iter__")
+    # pyAMReX 26: an MFIter is its own iterator (`for mfi in amr.MFIter(mf, info):`)
+    assert iter(it) is it
 
 
 def test_next_protocol(amr):

@@ -38,7 +38,9 @@ def kind_ok(cls, name, kind):
     if kind == "prop":
         return inspect.isdatadescriptor(raw) and not callable(raw)
     if kind == "static":
-        return isinstance(raw, staticmethod)
+        # AMReX's statics (MultiFab.add(dst, src, ...)) are also bound on an instance (pyAMReX 26:
+        # dst.add(src, ...)); test_static_and_bound_forms checks that both spellings work
+        return isinstance(raw, staticmethod) or type(raw).__name__ == "_hybridmethod"
     return callable(raw) and not isinstance(raw, (staticmethod, classmethod))
 
 
