@@ -121,6 +121,18 @@ BF_EXPORT int bf_podvec_set(bf_podvec *v, int64_t i, const void *value);
  *  must hold them), and back. */
 BF_EXPORT int bf_podvec_write(bf_podvec *v, int64_t i, int64_t n, const void *src);
 BF_EXPORT int bf_podvec_read(const bf_podvec *v, int64_t i, int64_t n, void *dst);
+/** As bf_podvec_write, from `src` in device memory (any memory the device
+ *  runtime addresses, after boxfab's pending work); without a GPU the same as
+ *  bf_podvec_write. */
+BF_EXPORT int bf_podvec_write_device(bf_podvec *v, int64_t i, int64_t n, const void *src);
+/** Copy n elements of src from element j to elements [i, i+n) of dst, between
+ *  any memories (same kind and element size, else BF_ERROR_TYPE; both ranges
+ *  inside their vectors, else BF_ERROR_INDEX; dst may be src, overlapping as
+ *  memmove). */
+BF_EXPORT int bf_podvec_copy(bf_podvec *dst, int64_t i, const bf_podvec *src, int64_t j, int64_t n);
+/** Resize to n without initializing new elements (the caller writes all of
+ *  them before they are read: a copy that fills the vector). */
+BF_EXPORT int bf_podvec_resize_uninit(bf_podvec *v, int64_t n);
 
 /* ---- Layouts ------------------------------------------------------------------ */
 

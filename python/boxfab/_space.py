@@ -23,6 +23,9 @@ def populate(namespace, dim):
     # Python-level members of the particle containers (to_df, add_particles)
     from boxfab import _pcontainer
     _pcontainer.attach(namespace)
+    # PODVector copies in (from_array, copy_from, to_device, ...) and GpuContainers.H's aliases
+    from boxfab import _podvector
+    _podvector.attach(namespace)
     # tiling: TilingIfNotGPU, mf.tiles(), for_each_tile, amr.xp
     from boxfab import _tiling
     _tiling.attach(namespace)

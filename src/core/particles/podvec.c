@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "runtime/backend.h"
+#include "boxfab/gpu.h"
 #include "boxfab/particles.h"
 #include "base/object.h"
 #include "particles/podvec_impl.h"
@@ -280,6 +281,46 @@ int bf_podvec_read(const bf_podvec *v, int64_t i, int64_t n, void *dst) {
   if (n == 0) return BF_SUCCESS;
   BF_CHECK(dst != NULL, BF_ERROR_VALUE, "NULL destination");
   return to_mem(v->arena, dst, (char *)bf_buffer_data(v->buf) + (size_t)i * v->esz, (size_t)n * v->esz);
+}
+
+int bf_podvec_write_device(bf_podvec *v, int64_t i, int64_t n, const void *src) {
+  BF_CALL(check_range(v, i, n, __func__));
+  if (n == 0) return BF_SUCCESS;
+  BF_CHECK(src != NULL, BF_ERROR_VALUE, "NULL source");
+  return bf_gpu_memcpy((char *)bf_buffer_data(v->buf) + (size_t)i * v->esz, src, (size_t)n * v->esz);
+}
+
+int bf_podvec_copy(bf_podvec *dst, int64_t i, const bf_podvec *src, int64_t j, int64_t n) {
+  BF_CHECK(src != NULL, BF_ERROR_VALUE, "NULL source PODVector");
+  BF_CALL(check_range(dst, i, n, __func__));
+  BF_CALL(check_range(src, j, n, __func__));
+  BF_CHECK(dst->kind == src->kind && dst->esz == src->esz, BF_ERROR_TYPE,
+           "PODVectors of different element types (%d, %zu bytes and %d, %zu bytes)", dst->kind, dst->esz, src->kind,
+           src->esz);
+  if (n == 0 || (dst == src && i == j)) return BF_SUCCESS;
+  const size_t esz = dst->esz, nbytes = (size_t)n * esz;
+  if (dst == src && (i < j + n && j < i + n) && !direct(dst->arena)) {
+    /* overlapping ranges of one vector in device memory: the device copy is not a memmove */
+    bf_podvec *tmp = NULL;
+    BF_CALL(bf_podvec_create(dst->arena, dst->kind, esz, 0, &tmp));
+    int err = bf_podvec_resize_uninit(tmp, n);
+    if (!err) err = bf_pod_copy(tmp->arena, bf_buffer_data(tmp->buf), src->arena,
+                                (const char *)bf_buffer_data(src->buf) + (size_t)j * esz, nbytes);
+    if (!err) err = bf_pod_copy(dst->arena, (char *)bf_buffer_data(dst->buf) + (size_t)i * esz, tmp->arena,
+                                bf_buffer_data(tmp->buf), nbytes);
+    bf_podvec_destroy(&tmp);
+    return err;
+  }
+  return bf_pod_copy(dst->arena, (char *)bf_buffer_data(dst->buf) + (size_t)i * esz, src->arena,
+                     (const char *)bf_buffer_data(src->buf) + (size_t)j * esz, nbytes);
+}
+
+int bf_podvec_resize_uninit(bf_podvec *v, int64_t n) {
+  BF_CHECK(v != NULL, BF_ERROR_VALUE, "NULL PODVector");
+  BF_CHECK(n >= 0, BF_ERROR_VALUE, "negative size %lld", (long long)n);
+  BF_CALL(bf_podvec_reserve(v, n));
+  v->size = n;
+  return BF_SUCCESS;
 }
 
 /* Private (podvec_impl.h): exchange the storage of two vectors of the same kind and element size. */

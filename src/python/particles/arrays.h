@@ -33,6 +33,7 @@ enum {
   BFPY_ALLOC_DEVICE,
   BFPY_ALLOC_MANAGED,
   BFPY_ALLOC_ASYNC,
+  BFPY_ALLOC_POLYMORPHIC, /* pyAMReX 26: the arena is chosen at run time (The_Arena unless given) */
   BFPY_NALLOC
 };
 const char *bfpy_alloc_name(int alloc);          /* "default", ... */

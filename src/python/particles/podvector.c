@@ -29,7 +29,7 @@
 /* ---- allocators ----------------------------------------------------------------- */
 
 static const char *const alloc_names[BFPY_NALLOC] = {"default", "pinned", "arena", "std",
-                                                     "device",  "managed", "async"};
+                                                     "device",  "managed", "async", "polymorphic"};
 
 const char *bfpy_alloc_name(int alloc) { return alloc >= 0 && alloc < BFPY_NALLOC ? alloc_names[alloc] : "?"; }
 
@@ -40,7 +40,7 @@ bf_arena *bfpy_alloc_arena(int alloc) {
   case BFPY_ALLOC_DEVICE: return bf_arena_get(BF_ARENA_DEVICE);
   case BFPY_ALLOC_MANAGED: return bf_arena_get(BF_ARENA_MANAGED);
   case BFPY_ALLOC_ASYNC: return bf_arena_get(BF_ARENA_ASYNC);
-  default: return bf_arena_get(BF_ARENA_DEFAULT); /* default, arena */
+  default: return bf_arena_get(BF_ARENA_DEFAULT); /* default, arena, polymorphic */
   }
 }
 
@@ -77,6 +77,7 @@ typedef struct {
   size_t itemsize;
   char typestr[32];
   PyObject *descr;   /* structs: the array interface descr list */
+  PyObject *source;  /* the PODVector the view was taken from, kept alive (pyAMReX's keep_alive), or NULL */
   int memory;        /* BFPY_MEM_* */
   Py_ssize_t exports;
   Py_ssize_t bshape[1], bstrides[1];
@@ -87,6 +88,7 @@ static void pview_dealloc(PyObject *self) {
   pview_object *v = (pview_object *)self;
   bf_buffer_destroy(&v->buf);
   Py_CLEAR(v->descr);
+  Py_CLEAR(v->source);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -700,8 +702,16 @@ static int pv_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   return r;
 }
 
-static PyObject *pv_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+/* A view of self's current storage that keeps self alive: for what is handed to the user (DLPack
+ * capsules, NumPy / CuPy views).  The views self pins for its interface dicts must not (a cycle). */
+static PyObject *pv_view(PyObject *self) {
   PyObject *view = pview_new(PV(self)->v, NULL);
+  if (view) ((pview_object *)view)->source = Py_NewRef(self);
+  return view;
+}
+
+static PyObject *pv_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *view = pv_view(self);
   if (!view) return NULL;
   PyObject *r = pview_dlpack(view, args, nargs, kwnames);
   Py_DECREF(view);
@@ -709,7 +719,7 @@ static PyObject *pv_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 static PyObject *pv_dlpack_device(PyObject *self, PyObject *noargs) {
   (void)noargs;
-  PyObject *view = pview_new(PV(self)->v, NULL);
+  PyObject *view = pv_view(self);
   if (!view) return NULL;
   PyObject *r = pview_dlpack_device(view, NULL);
   Py_DECREF(view);
@@ -723,7 +733,7 @@ static PyObject *pv_to_numpy(PyObject *self, PyObject *const *args, Py_ssize_t n
     PyErr_SetString(PyExc_ValueError, "Vector is empty.");
     return NULL;
   }
-  PyObject *view = pview_new(PV(self)->v, NULL);
+  PyObject *view = pv_view(self);
   if (!view) return NULL;
   PyObject *r = bfpy_podview_to_numpy(view, copy);
   Py_DECREF(view);
@@ -736,7 +746,7 @@ static PyObject *pv_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t na
     PyErr_SetString(PyExc_ValueError, "Vector is empty.");
     return NULL;
   }
-  PyObject *view = pview_new(PV(self)->v, NULL);
+  PyObject *view = pv_view(self);
   if (!view) return NULL;
   PyObject *r = bfpy_podview_to_cupy(view, copy);
   Py_DECREF(view);
@@ -745,6 +755,95 @@ static PyObject *pv_to_cupy(PyObject *self, PyObject *const *args, Py_ssize_t na
 static PyObject *pv_to_xp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   if (bf_gpu_available()) return pv_to_cupy(self, args, nargs, kwnames);
   return pv_to_numpy(self, args, nargs, kwnames);
+}
+
+/* ---- copies in: the C side of from_array / copy_from (python/boxfab/_podvector.py) -------- */
+/* The source of a copy: a PODVector of the same element kind, or a 1-D contiguous array of
+ * exactly this element type, through anything Array4 imports (DLPack, the CUDA or NumPy array
+ * interface, the buffer protocol; the import waits for the producer's stream). */
+typedef struct {
+  const bf_podvec *pv; /* a PODVector, or NULL */
+  const void *p;       /* else its first element */
+  int64_t n;
+  bool device;         /* p is memory the host cannot read */
+  PyObject *hold;      /* keeps p alive while copying (the imported Array4) */
+} pv_src;
+
+static int pv_source(PyObject *self, PyObject *src, pv_src *s, const char *what) {
+  memset(s, 0, sizeof *s);
+  const pvec_object *o = PV(self);
+  if (bfpy_is(src, BFPY_T_PODVECTOR, -1)) {
+    if (PV(src)->pv != o->pv) {
+      PyErr_Format(PyExc_TypeError, "%s: a PODVector of '%s' elements into one of '%s' elements needs a cast", what,
+                   pv_kinds[PV(src)->pv].name, pv_kinds[o->pv].name);
+      return -1;
+    }
+    s->pv = PV(src)->v;
+    s->n = bf_podvec_size(s->pv);
+    return 0;
+  }
+  PyTypeObject *t = bfpy_array4_types[o->dim][pv_kinds[o->pv].dtype][1];
+  PyObject *a = PyObject_CallOneArg((PyObject *)t, src);
+  if (!a) return -1;
+  const bf_array4 *v = bfpy_array4_view(a);
+  const int64_t n = bf_array4_length(v, 0);
+  if (bf_array4_length(v, 1) != 1 || bf_array4_length(v, 2) != 1 || v->ncomp != 1 || (n > 1 && v->istride != 1)) {
+    PyErr_Format(PyExc_ValueError, "%s: the source must be a contiguous 1-D array", what);
+    Py_DECREF(a);
+    return -1;
+  }
+  s->p = v->p;
+  s->n = n;
+  s->device = !bfpy_mem_host_accessible(((bfpy_array4_object *)a)->memory);
+  s->hold = a;
+  return 0;
+}
+
+static int pv_copy_src(bf_podvec *dst, int64_t off, const pv_src *s) {
+  if (s->pv) return bfpy_check(bf_podvec_copy(dst, off, s->pv, 0, s->n));
+  if (s->device) return bfpy_check(bf_podvec_write_device(dst, off, s->n, s->p));
+  return bfpy_check(bf_podvec_write(dst, off, s->n, s->p));
+}
+
+/* v._copy_in(offset, src): elements [offset, offset + len(src)) = src; IndexError (nothing
+ * written) when they do not fit. */
+static PyObject *pv_copy_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "_copy_in(offset, src) takes 2 arguments, got %zd", nargs);
+  int64_t off;
+  pv_src s;
+  if (bfpy_to_int64(args[0], &off, "offset") < 0 || pv_source(self, args[1], &s, "copy_from") < 0) return NULL;
+  int64_t size = bf_podvec_size(PV(self)->v);
+  int r = 0;
+  if (off < 0 || off > size || s.n > size - off) {
+    PyErr_Format(PyExc_IndexError, "copy_from: %lld elements at offset %lld do not fit in a %s of size %lld",
+                 (long long)s.n, (long long)off, pv_name(self), (long long)size);
+    r = -1;
+  } else {
+    r = pv_copy_src(PV(self)->v, off, &s);
+  }
+  Py_XDECREF(s.hold);
+  if (r < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* cls._new_copy(src): a new cls holding a copy of src's elements (not zeroed first: one pass). */
+static PyObject *pv_new_copy(PyObject *cls, PyObject *src) {
+  PyObject *o = PyObject_CallNoArgs(cls);
+  if (!o) return NULL;
+  if (!bfpy_is(o, BFPY_T_PODVECTOR, -1)) {
+    Py_DECREF(o);
+    return PyErr_Format(PyExc_TypeError, "%.100s() did not make a PODVector", ((PyTypeObject *)cls)->tp_name);
+  }
+  pv_src s;
+  if (pv_source(o, src, &s, "from_array") < 0) {
+    Py_DECREF(o);
+    return NULL;
+  }
+  int r = bfpy_check(bf_podvec_resize_uninit(PV(o)->v, s.n));
+  if (r == 0) r = pv_copy_src(PV(o)->v, 0, &s);
+  Py_XDECREF(s.hold);
+  if (r < 0) Py_CLEAR(o);
+  return o;
 }
 
 static PyObject *pv_repr(PyObject *self) {
@@ -817,6 +916,11 @@ static PyMethodDef pv_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))pv_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) -> PyCapsule."},
     {"__dlpack_device__", pv_dlpack_device, METH_NOARGS, "__dlpack_device__() -> (device_type, device_id)."},
+    {"_copy_in", (PyCFunction)(void (*)(void))pv_copy_in, METH_FASTCALL,
+     "_copy_in(offset, src, /): copy a PODVector of the same element type, or a contiguous 1-D array of exactly "
+     "this element type in any memory, to [offset, offset + len(src)) (internal: see copy_from)."},
+    {"_new_copy", pv_new_copy, METH_O | METH_CLASS,
+     "_new_copy(src, /): a new vector holding a copy of src, as _copy_in takes it (internal: see from_array)."},
     {NULL, NULL, 0, NULL},
 };
 

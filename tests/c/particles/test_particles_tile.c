@@ -139,6 +139,58 @@ static void test_podvec_errors(void) {
   bf_podvec_destroy(&v);
 }
 
+/* bf_podvec_copy between every pair of memory kinds, overlapping ranges of one vector (as memmove),
+ * bf_podvec_write_device and bf_podvec_resize_uninit; a brute-force host reference. */
+static void test_podvec_copies(void) {
+  enum { N = 37 };
+  int64_t ref[N], got[N];
+  for (int s = BF_ARENA_DEFAULT; s < BF_ARENA_NKINDS; ++s)
+    for (int d = BF_ARENA_DEFAULT; d < BF_ARENA_NKINDS; ++d) {
+      bf_podvec *src = NULL, *dst = NULL;
+      BFT_OK(bf_podvec_create(bf_arena_get(s), BF_POD_UINT64, 0, N, &src));
+      BFT_OK(bf_podvec_create(bf_arena_get(d), BF_POD_UINT64, 0, 0, &dst));
+      BFT_OK(bf_podvec_resize_uninit(dst, N));
+      BFT_CHECK(bf_podvec_size(dst) == N);
+      for (int i = 0; i < N; ++i) ref[i] = (int64_t)(0x8000000000000000ULL | (uint64_t)(i * 977));
+      BFT_OK(bf_podvec_write(src, 0, N, ref));
+      BFT_OK(bf_podvec_write(dst, 0, N, ref));
+      /* dst[5, 25) = src[10, 30) */
+      BFT_OK(bf_podvec_copy(dst, 5, src, 10, 20));
+      int64_t want[N];
+      memcpy(want, ref, sizeof want);
+      memmove(want + 5, ref + 10, 20 * sizeof(int64_t));
+      BFT_OK(bf_podvec_read(dst, 0, N, got));
+      BFT_CHECK(memcmp(got, want, sizeof got) == 0);
+      /* overlapping, both directions, within one vector */
+      BFT_OK(bf_podvec_copy(dst, 3, dst, 0, 30));
+      memmove(want + 3, want, 30 * sizeof(int64_t));
+      BFT_OK(bf_podvec_copy(dst, 0, dst, 2, 33));
+      memmove(want, want + 2, 33 * sizeof(int64_t));
+      BFT_OK(bf_podvec_read(dst, 0, N, got));
+      BFT_CHECK(memcmp(got, want, sizeof got) == 0);
+      /* write_device from host memory (without a GPU the host copy; with one cudaMemcpyDefault) */
+      BFT_OK(bf_podvec_write_device(dst, 1, 2, ref));
+      BFT_OK(bf_podvec_read(dst, 1, 2, got));
+      BFT_CHECK(got[0] == ref[0] && got[1] == ref[1]);
+      /* refused: out of range (nothing written), another element type */
+      BFT_FAILS(bf_podvec_copy(dst, 30, src, 0, 8), BF_ERROR_INDEX);
+      BFT_FAILS(bf_podvec_copy(dst, 0, src, 30, 8), BF_ERROR_INDEX);
+      BFT_FAILS(bf_podvec_copy(dst, -1, src, 0, 1), BF_ERROR_INDEX);
+      BFT_FAILS(bf_podvec_copy(dst, 0, NULL, 0, 1), BF_ERROR_VALUE);
+      BFT_FAILS(bf_podvec_write_device(dst, N, 1, ref), BF_ERROR_INDEX);
+      bf_podvec *other = NULL;
+      BFT_OK(bf_podvec_create(bf_arena_get(d), BF_POD_REAL, 0, N, &other));
+      BFT_FAILS(bf_podvec_copy(other, 0, src, 0, 1), BF_ERROR_TYPE);
+      BFT_FAILS(bf_podvec_resize_uninit(other, -1), BF_ERROR_VALUE);
+      BFT_OK(bf_podvec_read(dst, 0, N, got));
+      want[1] = ref[0], want[2] = ref[1];
+      BFT_CHECK(memcmp(got, want, sizeof got) == 0);
+      bf_podvec_destroy(&other);
+      bf_podvec_destroy(&src);
+      bf_podvec_destroy(&dst);
+    }
+}
+
 static void test_playout(void) {
   /* AMReX's Particle<NR, NI>: pos[dim], rdata[NR], idcpu, idata[NI], rounded to 8 */
   for (int dim = 1; dim <= 3; ++dim) {
@@ -464,6 +516,7 @@ int main(void) {
   BFT_RUN(test_podvec_kinds);
   BFT_RUN(test_podvec_retained_buffer);
   BFT_RUN(test_podvec_errors);
+  BFT_RUN(test_podvec_copies);
   BFT_RUN(test_playout);
   BFT_RUN(test_tile_names);
   BFT_RUN(test_tile_round_trips);
