@@ -33,6 +33,26 @@ def _one_d(shape, what):
         raise ValueError(f"{what}: the source must be 1-D, not of shape {tuple(shape)}")
 
 
+def _cast(arr, dtype, what, xp=np):
+    """arr as dtype, refusing what a cast would change: non-numbers (TypeError), fractions or
+    non-finite values into integers (ValueError), integers out of range (OverflowError)."""
+    if arr.dtype == dtype:
+        return arr
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{what}: {arr.dtype} values cannot be {dtype} elements")
+    out = arr.astype(dtype)
+    if dtype.kind in "iu" and arr.size:
+        if arr.dtype.kind == "f":
+            if not bool(xp.isfinite(arr).all()) or not bool((xp.floor(arr) == arr).all()):
+                raise ValueError(f"{what}: values that are not integers cannot be {dtype} elements")
+            lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+            if not bool(((arr >= lo) & (arr <= hi)).all()):
+                raise OverflowError(f"{what}: values out of the range of {dtype}")
+        elif not bool((out == arr).all()):
+            raise OverflowError(f"{what}: values out of the range of {dtype}")
+    return out
+
+
 def _where(src):
     """'host', 'device' (CUDA device or managed memory), or 'other' (another DLPack device)."""
     if isinstance(src, (list, tuple, range, np.ndarray, np.generic, int, float)):
@@ -67,9 +87,9 @@ def _host(src, dtype, what, where="host"):
             memoryview(src).release()
         except TypeError:
             src = np.from_dlpack(src)
-    arr = np.asarray(src, dtype=dtype)
+    arr = np.asarray(src)
     _one_d(arr.shape, what)
-    return np.ascontiguousarray(arr)
+    return np.ascontiguousarray(_cast(arr, dtype, what))
 
 
 def _cupy():
@@ -95,7 +115,7 @@ def _device(src, dtype, what):
     if cp is not None:
         arr = cp.asarray(src)
         _one_d(arr.shape, what)
-        return cp.ascontiguousarray(arr.astype(dtype, copy=False))
+        return cp.ascontiguousarray(_cast(arr, dtype, what, cp))
     # no CuPy: the producer copies to the host
     return _host(np.from_dlpack(src, device="cpu"), dtype, what)
 
@@ -107,7 +127,7 @@ def _normalize(cls, src, what):
             return src
         if src.size() == 0:
             return np.empty(0, dtype)
-        return np.ascontiguousarray(src.to_host().to_numpy(copy=True).astype(dtype))
+        return np.ascontiguousarray(_cast(src.to_host().to_numpy(copy=True), dtype, what))
     where = _where(src)
     if where == "device":
         return _device(src, dtype, what)
@@ -122,7 +142,9 @@ def from_array(cls, obj, copy=True):
     array or array-like, or any DLPack / CUDA array interface producer (CuPy, PyTorch, ...).
 
     ``copy=None``: return ``obj`` itself when it already is a ``cls``; ``copy=False``: never copy
-    (ValueError when a copy is needed).  Values are cast to the element type, as ``numpy.asarray``.
+    (ValueError when a copy is needed).  Values are cast to the element type where the cast keeps
+    them: a fraction or non-finite value into integers raises ValueError, an integer out of range
+    OverflowError, a non-number TypeError (pyAMReX casts as ``numpy.asarray``).
     """
     if obj is None:
         raise TypeError(f"{cls.__name__}.from_array: None is not an array")

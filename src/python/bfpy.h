@@ -360,6 +360,7 @@ int bfpy_init_buffer(PyObject *m, int dim);    /* _BufferOwner */
 int bfpy_init_multifab(PyObject *m, int dim);  /* FabArrayBase, FabArray_FArrayBox, MultiFab, iMultiFab, MFIter,
                                                   copy_mfab, dtoh_memcpy, htod_memcpy */
 int bfpy_init_mfstack(PyObject *m, int dim);  /* StackedArray (mf.stacked()) */
+int bfpy_init_smallmatrix(PyObject *m, int dim); /* SmallMatrix_*, almost_equal (mesh/smallmatrix.c) */
 int bfpy_init_fab(PyObject *m, int dim);       /* Arena, The_*_Arena, MFInfo, MFItInfo, FabFactory_FArrayBox,
                                                   BaseFab_Real, FArrayBox */
 

@@ -155,6 +155,7 @@ static const bfpy_family_init bfpy_families[] = {
     bfpy_init_amrmesh,
     bfpy_init_plotfile,
     bfpy_init_mfstack,
+    bfpy_init_smallmatrix,
 };
 
 static int core_exec(PyObject *core) {

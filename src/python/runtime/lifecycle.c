@@ -198,6 +198,12 @@ static int config_set_verbose(PyObject *cls, PyObject *value, void *c) {
   return 0;
 }
 
+/* Config.precision / precision_particles: amrex::Real and ParticleReal are double in boxfab */
+static PyObject *config_double(PyObject *cls, void *c) {
+  (void)cls, (void)c;
+  return PyUnicode_FromString("DOUBLE");
+}
+
 static PyGetSetDef config_getset[] = {
     {"amrex_version", config_amrex_version, NULL, "Library version string (boxfab's own).", NULL},
     {"spacedim", config_spacedim, NULL, "Spatial dimension of this module: 1, 2 or 3.", NULL},
@@ -207,6 +213,8 @@ static PyGetSetDef config_getset[] = {
     {"have_omp", config_have_omp, NULL, "OpenMP build.", NULL},
     {"have_eb", config_false, NULL, "Embedded-boundary support (False).", NULL},
     {"gpu_backend", config_gpu_backend, NULL, "\"CUDA\" when a GPU is in use, else None.", NULL},
+    {"precision", config_double, NULL, "Precision of amrex::Real: \"DOUBLE\".", NULL},
+    {"precision_particles", config_double, NULL, "Precision of ParticleReal: \"DOUBLE\".", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -240,7 +248,7 @@ static int make_config(PyObject *m, int dim) {
   PyObject *ns = Py_BuildValue(
       "{s:s,s:s,s:s}", "__module__", modname, "__qualname__", "Config", "__doc__",
       "Config: what this build and module offer (never instantiated; every value is class-level: "
-      "amrex_version, spacedim, verbose (assignable), have_mpi, have_gpu, have_omp, have_eb, gpu_backend).");
+      "amrex_version, spacedim, verbose (assignable), have_mpi, have_gpu, have_omp, have_eb, gpu_backend, precision, precision_particles).");
   if (!ns) return -1;
   PyObject *cls = PyObject_CallFunction((PyObject *)config_meta, "s(O)O", "Config", (PyObject *)&PyBaseObject_Type,
                                         ns);

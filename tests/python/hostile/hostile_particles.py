@@ -4,6 +4,7 @@ ArrayOfStructs_* and ParticleTileData_* class of a space module, and the hand fo
 methods (per concrete class: the valid particle of a tile depends on its layout)."""
 import os
 import re
+import numpy as np
 
 PREFIXES = ("PODVector_", "Particle_", "ParticleInitType_", "ParticleTile_", "StructOfArrays_",
             "ArrayOfStructs_", "ParticleTileData_")
@@ -117,6 +118,16 @@ def hand_forms(dim, amr, F, K):
             T[f"{n}.to_numpy"] = [F(), F(copy=True)]
             T[f"{n}.__getitem__"] = [F(0)]
             T[f"{n}.__setitem__"] = [F(0, val)]
+            # pyAMReX 26's copies in (python/boxfab/_podvector.py, C: _copy_in / _new_copy)
+            T[f"{n}.from_array"] = [F([val, val]), F(K(n)), F(K(n), copy=None)]
+            T[f"{n}.from_numpy"] = [F([val, val])]
+            T[f"{n}.from_xp"] = [F([val, val])]
+            T[f"{n}._new_copy"] = [F(K(n))]
+            T[f"{n}.copy_from"] = [F([val]), F([val], 0)]
+            T[f"{n}.copy_from_numpy"] = [F(np.array([val]))]
+            T[f"{n}.copy_from_podvector"] = [F(K(n))]
+            T[f"{n}._copy_in"] = [F(0, K(n))]
+            T[f"{n}.to_device"] = [F()]
         elif n.startswith("Particle_"):
             nr, ni = (int(x) for x in n.split("_")[1:3])
             T[f"{n}()"] = [F(), F(*xyz), F(*xyz, *[1.5] * nr, *[2] * ni)]

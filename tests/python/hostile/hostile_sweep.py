@@ -305,6 +305,8 @@ def discover(amr, dim):
         cls = getattr(amr, n)
         if not isinstance(cls, type) or id(cls) in seen or type(cls).__name__ in ("EnumType", "EnumMeta"):
             continue   # not a class, seen, or an enum (Python's enum module: DLDeviceType)
+        if n != cls.__name__ and getattr(amr, cls.__name__, None) is cls:
+            continue   # an alias (DeviceVector_real is PODVector_real_std): swept under its own name
         seen.add(id(cls))
         if not is_representative(n):
             continue   # an allocator variant of a particle class: the same C code as its representative

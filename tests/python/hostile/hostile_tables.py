@@ -188,6 +188,8 @@ INT_PARAM = [
     (r"^Array4_(long|longlong)\.__setitem__$", 1, I64), (r"^Array4_(ulong|ulonglong)\.__setitem__$", 1, U64),
     (r"^module\.unpack_(ids|cpus)$", 0, U64),            # a packed 64-bit idcpu
     (r"^PODVector_uint64_\w+\.(push_back|assign)$", 0, U64),   # uint64 elements
+    (r"^PODVector_uint64_\w+\.(from_array|from_numpy|from_xp)$", None, U64),
+    (r"^PODVector_uint64_\w+\.copy_from$", None, U64),  # elements (an offset past the end: IndexError)
     (r"^PODVector_uint64_\w+\.(__setitem__|resize)$", 1, U64),
     (r"^PODVector_uint64_\w+(\(\)|\.__init__|\.resize|\.reserve|\.__getitem__)$", 0, I64),  # sizes, indices
     (r"^PODVector_\w+(\(\)|\.__init__|\.resize|\.reserve|\.__getitem__|\.__setitem__)$", 0, I64),
@@ -667,8 +669,8 @@ SELF_KEY = {"Box": "box", "BoxArray": "ba", "DistributionMapping": "dm", "MultiF
 EXTRA_ALLOWED = [
     # pyAMReX's global indexing raises these (src/amrex/extensions/MultiFab.py); API.md 2.8 keeps them
     (r"i?MultiFab\.__(get|set)item__$", (AssertionError, Exception)),
-    # to_cupy without CuPy (API.md 2.2)
-    (r"\.(to_cupy(_stacked)?|_cupy_arrays)$", (ImportError,)),
+    # to_cupy / from_cupy without CuPy (API.md 2.2)
+    (r"\.(to_cupy(_stacked)?|_cupy_arrays|from_cupy)$", (ImportError,)),
     # files: the OS says why it cannot write
     (r"print_usage_to_files$", (OSError,)),
     (r"ParmParse\.addfile$", (OSError,)),

@@ -82,7 +82,7 @@ NO_WORKING_FORM = {
         "not constructible (made by the library: initialize(), The_Arena(), MultiFab, mf.stacked())",
     r"\.__delitem__$": "components / elements cannot be deleted (TypeError), as in pyAMReX",
     r"\.__cuda_array_interface__$": "host memory has no CUDA interface (AttributeError)",
-    r"\.(to_cupy(_stacked)?|_cupy_arrays)$": "needs CuPy and device memory",
+    r"\.(to_cupy(_stacked)?|_cupy_arrays|from_cupy)$": "needs CuPy and device memory",
     r"^Array4_longdouble(_const)?\.__dlpack__$": "DLPack has no long double type",
     r"^MultiFab\.weighted_sync$": "NotImplementedError (not in boxfab's C core yet)",
 }
