@@ -11,7 +11,7 @@
  *   BF_VECTOR_INT      int32_t           BF_VECTOR_BOXARRAY  bf_boxarray * (owned reference)
  *   BF_VECTOR_LONG     int64_t           BF_VECTOR_DISTMAP   bf_distmap *  (owned reference, may be NULL)
  *   BF_VECTOR_STRING   char * (owned, NUL terminated)
- *   BF_VECTOR_GEOMETRY bf_geometry
+ *   BF_VECTOR_GEOMETRY bf_geometry      BF_VECTOR_BOX       bf_box
  * Functions that take elements (`elems`, `elem`) read them in this layout and
  * copy them in; the caller keeps ownership of what it passed.
  *
@@ -44,7 +44,8 @@ typedef enum bf_vector_kind {
   BF_VECTOR_BOXARRAY = 5,
   BF_VECTOR_DISTMAP = 6,
   BF_VECTOR_GEOMETRY = 7,
-  BF_VECTOR_NKINDS = 8
+  BF_VECTOR_BOX = 8,
+  BF_VECTOR_NKINDS = 9
 } bf_vector_kind;
 
 typedef struct bf_vector {

@@ -46,6 +46,7 @@ enum bfpy_type_id {
   BFPY_T_VECTOR_BOXARRAY,
   BFPY_T_VECTOR_DISTMAP,
   BFPY_T_VECTOR_GEOMETRY,
+  BFPY_T_VECTOR_BOX,
   BFPY_T_AMREX,
   BFPY_T_CONFIG,
   BFPY_T_ARRAY4,       /* hidden base of the 26 Array4_<T>[_const] types, per dim (mesh/array4.h) */

@@ -86,7 +86,7 @@ static const char *const bfpy_family_names[BFPY_NTYPES] = {
     [BFPY_T_VECTOR_REAL] = "Vector_Real", [BFPY_T_VECTOR_INT] = "Vector_int", [BFPY_T_VECTOR_LONG] = "Vector_Long",
     [BFPY_T_VECTOR_STRING] = "Vector_string", [BFPY_T_VECTOR_INTVECT] = "Vector_IntVect",
     [BFPY_T_VECTOR_BOXARRAY] = "Vector_BoxArray", [BFPY_T_VECTOR_DISTMAP] = "Vector_DistributionMapping",
-    [BFPY_T_VECTOR_GEOMETRY] = "Vector_Geometry", [BFPY_T_AMREX] = "AMReX", [BFPY_T_CONFIG] = "Config", [BFPY_T_ARRAY4] = "Array4", [BFPY_T_BUFFER_OWNER] = "_BufferOwner", [BFPY_T_ARENA] = "Arena",
+    [BFPY_T_VECTOR_GEOMETRY] = "Vector_Geometry", [BFPY_T_VECTOR_BOX] = "Vector_Box", [BFPY_T_AMREX] = "AMReX", [BFPY_T_CONFIG] = "Config", [BFPY_T_ARRAY4] = "Array4", [BFPY_T_BUFFER_OWNER] = "_BufferOwner", [BFPY_T_ARENA] = "Arena",
     [BFPY_T_MFINFO] = "MFInfo", [BFPY_T_MFITINFO] = "MFItInfo", [BFPY_T_FABFACTORY] = "FabFactory_FArrayBox",
     [BFPY_T_BASEFAB] = "BaseFab_Real", [BFPY_T_FARRAYBOX] = "FArrayBox", [BFPY_T_FABARRAYBASE] = "FabArrayBase",
     [BFPY_T_FABARRAY] = "FabArray_FArrayBox", [BFPY_T_MULTIFAB] = "MultiFab", [BFPY_T_IMULTIFAB] = "iMultiFab",

@@ -59,7 +59,9 @@ def in_group(g, fn, args=()):
 
 
 def comm():
-    return amr.ParallelDescriptor.Communicator()
+    from mpi4py import MPI
+
+    return MPI.Comm.f2py(amr.ParallelDescriptor.Communicator())
 
 
 def geometry(max_size=8):

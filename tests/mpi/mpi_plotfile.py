@@ -190,7 +190,7 @@ def check_read_plotfiles():
                 # the sum against NumPy over the whole domain
                 from mpi_harness import global_formula
                 i, j, k = np.meshgrid(*[np.arange(0, DOMAIN[d] + 1) for d in range(3)], indexing="ij")
-                comm = amr.ParallelDescriptor.Communicator()
+                comm = MPI.Comm.f2py(amr.ParallelDescriptor.Communicator())
                 for n in range(NCOMP):
                     ref = float(np.sum(global_formula(i, j, k, n)))
                     mine = sum(float(host(full.array(m).to_xp())[..., n].sum()) for m in full)

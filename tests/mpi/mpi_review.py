@@ -61,7 +61,7 @@ def check_communicator_after_finalize():
     which finalize() freed: using it afterwards crashed (segmentation fault
     in MPI).  It stays valid now."""
     amr.initialize(["amrex.verbose=0"])
-    c = pd.Communicator()
+    c = MPI.Comm.f2py(pd.Communicator())
     amr.finalize()
     assert c.allreduce(1) == size()
     c2 = c.Dup()
@@ -69,7 +69,7 @@ def check_communicator_after_finalize():
     c2.Free()
     # a new cycle has its own communicator, also fine after its finalize
     amr.initialize(["amrex.verbose=0"])
-    d = pd.Communicator()
+    d = MPI.Comm.f2py(pd.Communicator())
     assert MPI.Comm.Compare(d, MPI.COMM_WORLD) == MPI.CONGRUENT
     amr.finalize()
     assert d.allreduce(2) == 2 * size() and c.allreduce(3) == 3 * size()

@@ -19,7 +19,9 @@ def check_descriptor():
     try:
         assert pd.NProcs() == size() and pd.MyProc() == rank()
         assert pd.IOProcessorNumber() == 0 and pd.IOProcessor() == (rank() == 0)
-        comm = pd.Communicator()
+        h = pd.Communicator()
+        assert type(h) is int  # pyAMReX 26: the Fortran handle, for MPI.Comm.f2py
+        comm = MPI.Comm.f2py(h)
         assert isinstance(comm, MPI.Intracomm)
         # a duplicate of COMM_WORLD: same group, its own message space
         assert MPI.Comm.Compare(comm, MPI.COMM_WORLD) == MPI.CONGRUENT
@@ -38,6 +40,16 @@ def check_reductions():
         for v in vals:  # rank order: the documented (deterministic) order
             expect += v
         assert pd.ReduceRealSum(vals[me]) == expect
+        # lists reduce element by element (pyAMReX 26's Vector<Real> overloads)
+        assert pd.ReduceRealSum([vals[me], 1.0]) == [expect, float(n)]
+        assert pd.ReduceRealMax((vals[me], -vals[me])) == [max(vals), -min(vals)]
+        assert pd.ReduceIntSum([1, me]) == [n, n * (n - 1) // 2] and pd.ReduceRealMin([]) == []
+        if n > 1:  # every rank learns that the counts differ (no rank is left waiting)
+            try:
+                pd.ReduceRealSum([1.0] * (me + 1))
+                raise AssertionError("different counts were accepted")
+            except ValueError as e:
+                assert "different numbers" in str(e)
         assert pd.ReduceRealMin(vals[me]) == min(vals) and pd.ReduceRealMax(vals[me]) == max(vals)
         assert pd.ReduceLongSum(2**40 + me) == n * 2**40 + n * (n - 1) // 2
         assert pd.ReduceIntMin(me - 7) == -7 and pd.ReduceIntMax(me) == n - 1
@@ -76,7 +88,7 @@ def check_split_communicators():
         amr.initialize(["amrex.verbose=0"], sub)
         try:
             assert pd.NProcs() == sub.Get_size() and pd.MyProc() == sub.Get_rank()
-            assert MPI.Comm.Compare(pd.Communicator(), sub) == MPI.CONGRUENT
+            assert MPI.Comm.Compare(MPI.Comm.f2py(pd.Communicator()), sub) == MPI.CONGRUENT
             # a reduction stays inside the group
             assert pd.ReduceIntSum(1) == sub.Get_size()
             # a MultiFab over the group's ranks

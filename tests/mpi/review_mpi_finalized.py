@@ -13,7 +13,7 @@ ba.max_size(4)
 mf = amr.MultiFab(ba, amr.DistributionMapping(ba), 1, 1)
 mf.set_val(1.0)
 assert mf.sum(0) == 512.0
-comm = amr.ParallelDescriptor.Communicator()
+comm = MPI.Comm.f2py(amr.ParallelDescriptor.Communicator())
 MPI.Finalize()
 pd = amr.ParallelDescriptor
 calls = {"sum": lambda: mf.sum(0), "fill_boundary": lambda: mf.fill_boundary(), "Barrier": pd.Barrier,

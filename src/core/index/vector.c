@@ -14,6 +14,7 @@ static const size_t vec_elsize[BF_VECTOR_NKINDS] = {
     [BF_VECTOR_LONG] = sizeof(int64_t),          [BF_VECTOR_STRING] = sizeof(char *),
     [BF_VECTOR_INTVECT] = sizeof(bf_intvect),    [BF_VECTOR_BOXARRAY] = sizeof(bf_boxarray *),
     [BF_VECTOR_DISTMAP] = sizeof(bf_distmap *),  [BF_VECTOR_GEOMETRY] = sizeof(bf_geometry),
+    [BF_VECTOR_BOX] = sizeof(bf_box),
 };
 
 size_t bf_vector_elsize(int kind) { return kind >= 0 && kind < BF_VECTOR_NKINDS ? vec_elsize[kind] : 0; }
@@ -70,6 +71,7 @@ bool bf_vector_element_equal(int kind, const void *a, const void *b) {
   case BF_VECTOR_LONG: return *(const int64_t *)a == *(const int64_t *)b;
   case BF_VECTOR_STRING: return strcmp(*(const char *const *)a, *(const char *const *)b) == 0;
   case BF_VECTOR_INTVECT: return bf_intvect_equal((const bf_intvect *)a, (const bf_intvect *)b);
+  case BF_VECTOR_BOX: return bf_box_equal((const bf_box *)a, (const bf_box *)b);
   case BF_VECTOR_BOXARRAY: {
     const bf_boxarray *x = *(bf_boxarray *const *)a, *y = *(bf_boxarray *const *)b;
     if (x == y) return true;

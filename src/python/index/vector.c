@@ -1,7 +1,7 @@
 /* boxfab._core: the Vector_* containers (API.md 1.18), one generic
  * implementation over bf_vector (include/boxfab/vector.h) parametrised by an
  * element kind table: Vector_Real, Vector_int, Vector_Long, Vector_string,
- * Vector_IntVect, Vector_BoxArray, Vector_DistributionMapping, Vector_Geometry.
+ * Vector_IntVect, Vector_BoxArray, Vector_DistributionMapping, Vector_Geometry, Vector_Box.
  *
  * Each behaves like a typed list.  Elements are converted on insertion
  * (TypeError for a wrong type, OverflowError for an int out of range); an
@@ -104,6 +104,11 @@ static PyObject *intvect_to(int dim, const void *e) {
   (void)dim;
   return bfpy_intvect_new(e);
 }
+static int box_from(PyObject *o, int dim, void *out, const char *what) { return bfpy_as_box(o, dim, out, what); }
+static PyObject *box_to(int dim, const void *e) {
+  (void)dim;
+  return bfpy_box_new(e);
+}
 static int boxarray_from(PyObject *o, int dim, void *out, const char *what) {
   bf_boxarray *ba = bfpy_as_boxarray(o, dim, what);
   if (!ba) return -1;
@@ -159,6 +164,8 @@ static const vec_kind vec_kinds[] = {
     {BFPY_T_VECTOR_GEOMETRY, BF_VECTOR_GEOMETRY, "Vector_Geometry",
      VEC_DOC("Vector_Geometry", "Geometry (copies; no ==, in, count, remove)"), geometry_from, geometry_to, NULL,
      NULL},
+    {BFPY_T_VECTOR_BOX, BF_VECTOR_BOX, "Vector_Box", VEC_DOC("Vector_Box", "Box of the module's dimension"), box_from,
+     box_to, NULL, NULL},
 };
 #define VEC_NKINDS ((int)(sizeof vec_kinds / sizeof vec_kinds[0]))
 

@@ -303,12 +303,16 @@ static PyObject *pd_communicator(PyObject *self, PyObject *noargs) {
   if (!bf_parallel_uses_mpi()) { /* one process without MPI: mpi4py's world has one rank */
     PyObject *mod = PyImport_ImportModule("mpi4py.MPI");
     if (!mod) return NULL; /* ImportError: Communicator() needs mpi4py */
-    PyObject *r = PyObject_GetAttrString(mod, "COMM_WORLD");
+    PyObject *w = PyObject_GetAttrString(mod, "COMM_WORLD");
     Py_DECREF(mod);
+    PyObject *r = w ? PyObject_CallMethod(w, "py2f", NULL) : NULL;
+    Py_XDECREF(w);
     return r;
   }
+  /* pyAMReX 26: the Fortran handle, for MPI.Comm.f2py (an exported handle is never freed, so it
+   * stays valid after finalize()) */
   if (bfpy_check(bf_parallel_communicator(&h)) < 0) return NULL;
-  return bfpy_mpi4py_comm(h);
+  return PyLong_FromLongLong((long long)h);
 }
 
 static PyObject *pd_barrier(PyObject *self, PyObject *noargs) {
@@ -342,54 +346,96 @@ static PyObject *pd_reduce(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
    * value are reduced with the same op (sum / max / or: 1 = failed; min /
    * and: 0 = failed).  Computed on every rank (root -1: the same single
    * allgather), then non-root ranks keep their own value. */
+  /* A list (or tuple) reduces element by element and gives a list (pyAMReX 26: ReduceReal* of a
+   * Vector<Real>; ints and bools alike here). */
+  const bool many = PyList_Check(value) || PyTuple_Check(value);
+  const Py_ssize_t n = many ? PySequence_Fast_GET_SIZE(value) : 1;
+  if (n > (1 << 24)) {
+    PyErr_Format(PyExc_ValueError, "%s(): at most 2**24 values at once, got %zd", name, n);
+    return NULL;
+  }
+  double *dv = PyMem_Calloc((size_t)n + 1, sizeof *dv);
+  int64_t *iv = PyMem_Calloc((size_t)n + 1, sizeof *iv), *mine = PyMem_Calloc((size_t)n + 1, sizeof *mine);
+  double *dmine = PyMem_Calloc((size_t)n + 1, sizeof *dmine);
+  PyObject *result = NULL;
+  if (!dv || !iv || !mine || !dmine) {
+    PyErr_NoMemory();
+    goto done;
+  }
   int bad = 0;
-  double dv = 0.0;
-  int64_t iv = 0;
-  if (kind == 0) {
-    bad = bfpy_to_double(value, &dv, "value") < 0;
-  } else if (kind == 2) {
-    int t = PyObject_IsTrue(value);
-    bad = t < 0;
-    iv = t > 0;
-  } else if (kind == 3) {
-    int x = 0;
-    bad = bfpy_to_int(value, &x, "value") < 0;
-    iv = x;
-  } else {
-    bad = bfpy_to_int64(value, &iv, "value") < 0;
+  for (Py_ssize_t k = 0; k < n && !bad; ++k) {
+    PyObject *x = many ? PySequence_Fast_GET_ITEM(value, k) : value;
+    if (kind == 0) {
+      bad = bfpy_to_double(x, &dv[k], "value") < 0;
+    } else if (kind == 2) {
+      int t = PyObject_IsTrue(x);
+      bad = t < 0;
+      iv[k] = t > 0;
+    } else if (kind == 3) {
+      int y = 0;
+      bad = bfpy_to_int(x, &y, "value") < 0;
+      iv[k] = y;
+    } else {
+      bad = bfpy_to_int64(x, &iv[k], "value") < 0;
+    }
   }
   const bool min_like = op == 1 || op == 3;
   const int64_t flag = min_like ? !bad : bad;
-  const double dmine = dv;
-  const int64_t imine = iv;
+  memcpy(dmine, dv, (size_t)n * sizeof *dv);
+  memcpy(mine, iv, (size_t)n * sizeof *iv);
   int err;
   int64_t fl = flag;
-  if (kind == 0) {
-    double v2[2] = {dv, (double)flag};
-    err = bf_parallel_reduce_double(v2, 2, op, -1);
-    dv = v2[0], fl = (int64_t)v2[1];
-  } else {
-    int64_t v2[2] = {iv, flag};
-    err = bf_parallel_reduce_int64(v2, 2, op, -1);
-    iv = v2[0], fl = v2[1];
+  /* every rank must pass the same count: the count goes first through a max and a min */
+  int64_t cnt[2] = {(int64_t)n, -(int64_t)n};
+  err = bf_parallel_reduce_int64(cnt, 2, 2, -1);
+  if (!err && (cnt[0] != (int64_t)n || -cnt[1] != (int64_t)n)) {
+    PyErr_Format(PyExc_ValueError, "%s(): the ranks passed different numbers of values (%lld to %lld)", name,
+                 (long long)-cnt[1], (long long)cnt[0]);
+    goto done;
+  }
+  if (!err && kind == 0) {
+    dv[n] = (double)flag;
+    err = bf_parallel_reduce_double(dv, n + 1, op, -1);
+    fl = (int64_t)dv[n];
+  } else if (!err) {
+    iv[n] = flag;
+    err = bf_parallel_reduce_int64(iv, n + 1, op, -1);
+    fl = iv[n];
   }
   if (!err && (min_like ? fl == 0 : fl != 0)) {
     /* some rank failed (this one too, when bad): every rank learns the lowest
      * failing one (one more collective, on the error path only, on every rank) */
     int64_t first = bad ? bf_parallel_myproc() : bf_parallel_nprocs();
     int e2 = bf_parallel_reduce_int64(&first, 1, 1, -1);
-    if (bad) return NULL; /* this rank's own exception */
-    if (bfpy_check(e2) < 0) return NULL;
+    if (bad) goto done; /* this rank's own exception */
+    if (bfpy_check(e2) < 0) goto done;
     PyErr_Format(PyExc_RuntimeError, "%s(): the value on rank %lld could not be converted (it raised there)", name,
                  (long long)first);
-    return NULL;
+    goto done;
   }
-  if (bad) return NULL;
-  if (bfpy_check(err) < 0) return NULL;
-  if (root >= 0 && root != bf_parallel_myproc()) dv = dmine, iv = imine; /* the others keep their value */
-  if (kind == 0) return PyFloat_FromDouble(dv);
-  if (kind == 2) return PyBool_FromLong(iv != 0);
-  return PyLong_FromLongLong((long long)iv);
+  if (bad || bfpy_check(err) < 0) goto done;
+  if (root >= 0 && root != bf_parallel_myproc()) { /* the others keep their value */
+    memcpy(dv, dmine, (size_t)n * sizeof *dv);
+    memcpy(iv, mine, (size_t)n * sizeof *iv);
+  }
+  if (many && !(result = PyList_New(n))) goto done;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject *x = kind == 0 ? PyFloat_FromDouble(dv[k])
+                  : kind == 2 ? PyBool_FromLong(iv[k] != 0)
+                              : PyLong_FromLongLong((long long)iv[k]);
+    if (!x) {
+      Py_CLEAR(result);
+      goto done;
+    }
+    if (!many) {
+      result = x;
+      break;
+    }
+    PyList_SET_ITEM(result, k, x);
+  }
+done:
+  PyMem_Free(dv), PyMem_Free(iv), PyMem_Free(mine), PyMem_Free(dmine);
+  return result;
 }
 
 #define PD_REDUCE(fn, kind, op)                                                                        \
@@ -415,8 +461,8 @@ PD_REDUCE(ReduceBoolOr, 2, 4)
 
 static PyMethodDef pd_functions[] = {
     {"Communicator", pd_communicator, METH_NOARGS,
-     "Communicator() -> mpi4py.MPI.Comm: the communicator of the current runtime instance (a duplicate of the one "
-     "initialize() was given; COMM_WORLD for a single process without MPI)."},
+     "Communicator() -> int: the Fortran handle of the current runtime instance's communicator (a duplicate of the "
+     "one initialize() was given; COMM_WORLD's for a single process without MPI), for mpi4py's MPI.Comm.f2py."},
     {"Barrier", pd_barrier, METH_NOARGS, "Barrier() -> None: wait for every rank."},
     PD_REDUCE_DEF(ReduceRealSum, "float: sum over ranks, added in rank order; the result on every rank (root -1) or on rank root only (the "
                    "others get their own value back)."),

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import run_python
 
-ALL = ["Real", "int", "Long", "string", "IntVect", "BoxArray", "DistributionMapping", "Geometry"]
+ALL = ["Real", "int", "Long", "string", "IntVect", "BoxArray", "DistributionMapping", "Geometry", "Box"]
 NUMERIC = {"Real": (np.float64, "<f8"), "int": (np.int32, "<i4"), "Long": (np.int64, "<i8")}
 COMPARABLE = [k for k in ALL if k != "Geometry"]
 
@@ -28,6 +28,8 @@ def make(amr, kind, i):
         return f"s{i}é"
     if kind == "IntVect":
         return amr.IntVect(*[i + k for k in range(d)])
+    if kind == "Box":
+        return amr.Box([i] * d, [2 * i + k for k in range(d)])
     if kind == "BoxArray":
         return amr.BoxArray(amr.Box([0] * d, [i] * d))
     if kind == "DistributionMapping":
@@ -42,6 +44,8 @@ def key(e):
     name = type(e).__name__
     if name.startswith("IntVect"):
         return tuple(e)
+    if name == "Box":
+        return (tuple(e.small_end), tuple(e.big_end), str(e.ix_type))
     if name == "BoxArray":
         return tuple(str(e[i]) for i in range(e.size))
     if name == "DistributionMapping":
@@ -250,6 +254,7 @@ WRONG = {
     "BoxArray": [1, None, "x"],
     "DistributionMapping": [1, None, [0, 0]],
     "Geometry": [1, None, "g"],
+    "Box": [1, None, "b", "FLOATS"],
 }
 
 
@@ -485,3 +490,10 @@ def test_lifetimes_in_a_subprocess():
         amr.finalize()
     """)
     assert r.returncode == 0, r.stderr
+
+
+def test_boxarray_from_vector_box(amr):
+    d = amr.Config.spacedim
+    boxes = [amr.Box([32 * i] * d, [32 * i + 31] * d) for i in range(3)]
+    ba = amr.BoxArray(amr.Vector_Box(boxes))
+    assert ba.size == 3 and [ba[i] for i in range(3)] == boxes and ba.numPts == 3 * 32**d
