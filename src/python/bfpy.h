@@ -152,8 +152,10 @@ typedef PyObject *(*bfpy_fastcall)(PyObject *self, PyObject *const *args, Py_ssi
 PyObject *bfpy_call_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fastcall fn);
 
 /* As bfpy_add_statics, but read from an instance the method is bound to it
- * (first argument): `T.f(obj, x)` and `obj.f(x)` are the same call. */
-int bfpy_add_hybrids(PyTypeObject *type, PyMethodDef *defs, PyObject *bound);
+ * (first argument): `T.f(obj, x)` and `obj.f(x)` are the same call, and so is
+ * `obj.f(obj, x)` (a call with the static form's full count arity[k] whose
+ * first argument is a `type`: pyAMReX 24.10's spelling). */
+int bfpy_add_hybrids(PyTypeObject *type, PyMethodDef *defs, const int *arity, PyObject *bound);
 
 /* Add each of `defs` (ending with a zeroed entry) to `type` as a
  * staticmethod whose C self is `bound` (e.g. the type itself, so that a static

@@ -505,35 +505,84 @@ int bfpy_init_vectorcall(PyObject *self, PyObject *args, PyObject *kwds, bfpy_fa
 
 
 /* ---- hybrid methods: static on the class, bound on an instance -------------------------------
- * AMReX's MultiFab::Add(dst, src, ...) is static; pyAMReX now binds it as
- * dst.add(src, ...).  Both spellings give the function the same positional
- * arguments (the instance first), so one descriptor serves both: read from
- * the class it is the plain function, read from an instance a bound method. */
+ * AMReX's MultiFab::Add(dst, src, ...) is static.  pyAMReX 24.10 bound it as a
+ * static method (`MultiFab.add(dst, src, ...)`, also spelled `dst.add(dst,
+ * src, ...)`); pyAMReX 26 binds it on the instance (`dst.add(src, ...)`).
+ * One descriptor serves all three: read from the class it is the plain
+ * function; read from an instance it is a bound callable that calls the
+ * function as it is when the call has the static form's full argument count
+ * and its first argument is an instance of the class, and with the instance
+ * prepended otherwise. */
 typedef struct {
   PyObject_HEAD
   PyObject *func;
+  PyTypeObject *owner; /* the class the method is defined on (borrowed: it owns us) */
+  int arity;           /* the static form's number of parameters */
 } hybrid_object;
 
-static void hybrid_dealloc(PyObject *self) {
-  PyTypeObject *tp = Py_TYPE(self);
-  Py_CLEAR(((hybrid_object *)self)->func);
-  tp->tp_free(self);
+typedef struct {
+  PyObject_HEAD
+  PyObject *func, *self;
+  PyTypeObject *owner;
+  int arity;
+} hbound_object;
+
+static PyObject *hybrid_types[2]; /* made once, kept for the life of the process */
+
+static void hybrid_dealloc(PyObject *o) {
+  PyTypeObject *tp = Py_TYPE(o);
+  Py_CLEAR(((hybrid_object *)o)->func);
+  tp->tp_free(o);
   Py_DECREF(tp);
 }
 
-static PyObject *hybrid_get(PyObject *self, PyObject *obj, PyObject *type) {
-  (void)type;
-  PyObject *f = ((hybrid_object *)self)->func;
-  if (!obj || obj == Py_None) return Py_NewRef(f);
-  return PyMethod_New(f, obj);
+static void hbound_dealloc(PyObject *o) {
+  PyTypeObject *tp = Py_TYPE(o);
+  Py_CLEAR(((hbound_object *)o)->func);
+  Py_CLEAR(((hbound_object *)o)->self);
+  Py_XDECREF((PyObject *)((hbound_object *)o)->owner);
+  tp->tp_free(o);
+  Py_DECREF(tp);
 }
 
-static PyObject *hybrid_doc(PyObject *self, void *c) {
+static PyObject *hybrid_get(PyObject *o, PyObject *obj, PyObject *type) {
+  (void)type;
+  hybrid_object *h = (hybrid_object *)o;
+  if (!obj || obj == Py_None) return Py_NewRef(h->func);
+  hbound_object *b = PyObject_New(hbound_object, (PyTypeObject *)hybrid_types[1]);
+  if (!b) return NULL;
+  b->func = Py_NewRef(h->func);
+  b->self = Py_NewRef(obj);
+  b->owner = (PyTypeObject *)Py_NewRef((PyObject *)h->owner);
+  b->arity = h->arity;
+  return (PyObject *)b;
+}
+
+static PyObject *hbound_call(PyObject *o, PyObject *args, PyObject *kwds) {
+  hbound_object *b = (hbound_object *)o;
+  Py_ssize_t n = PyTuple_GET_SIZE(args), nkw = kwds ? PyDict_GET_SIZE(kwds) : 0;
+  if (n + nkw == b->arity && n >= 1 && PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), b->owner))
+    return PyObject_Call(b->func, args, kwds); /* dst.add(dst, src, ...): the static form */
+  PyObject *full = PyTuple_New(n + 1);
+  if (!full) return NULL;
+  PyTuple_SET_ITEM(full, 0, Py_NewRef(b->self));
+  for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(full, i + 1, Py_NewRef(PyTuple_GET_ITEM(args, i)));
+  PyObject *r = PyObject_Call(b->func, full, kwds);
+  Py_DECREF(full);
+  return r;
+}
+
+static PyObject *hybrid_doc(PyObject *o, void *c) {
   (void)c;
-  return PyObject_GetAttrString(((hybrid_object *)self)->func, "__doc__");
+  return PyObject_GetAttrString(((hybrid_object *)o)->func, "__doc__");
+}
+static PyObject *hbound_doc(PyObject *o, void *c) {
+  (void)c;
+  return PyObject_GetAttrString(((hbound_object *)o)->func, "__doc__");
 }
 
 static PyGetSetDef hybrid_getset[] = {{"__doc__", hybrid_doc, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}};
+static PyGetSetDef hbound_getset[] = {{"__doc__", hbound_doc, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot hybrid_slots[] = {
     {Py_tp_dealloc, hybrid_dealloc},
@@ -541,21 +590,31 @@ static PyType_Slot hybrid_slots[] = {
     {Py_tp_getset, hybrid_getset},
     {0, NULL},
 };
+static PyType_Slot hbound_slots[] = {
+    {Py_tp_dealloc, hbound_dealloc},
+    {Py_tp_call, hbound_call},
+    {Py_tp_getset, hbound_getset},
+    {0, NULL},
+};
 static PyType_Spec hybrid_spec = {.name = "boxfab._hybridmethod", .basicsize = sizeof(hybrid_object),
                                   .flags = Py_TPFLAGS_DEFAULT, .slots = hybrid_slots};
+static PyType_Spec hbound_spec = {.name = "boxfab._boundhybrid", .basicsize = sizeof(hbound_object),
+                                  .flags = Py_TPFLAGS_DEFAULT, .slots = hbound_slots};
 
-int bfpy_add_hybrids(PyTypeObject *type, PyMethodDef *defs, PyObject *bound) {
-  static PyObject *hybrid_type; /* made once, kept for the life of the process */
-  if (!hybrid_type && !(hybrid_type = PyType_FromSpec(&hybrid_spec))) return -1;
-  for (PyMethodDef *def = defs; def->ml_name; ++def) {
-    PyObject *f = PyCFunction_NewEx(def, bound, NULL);
-    hybrid_object *h = f ? PyObject_New(hybrid_object, (PyTypeObject *)hybrid_type) : NULL;
+int bfpy_add_hybrids(PyTypeObject *type, PyMethodDef *defs, const int *arity, PyObject *bound) {
+  if (!hybrid_types[0] && !(hybrid_types[0] = PyType_FromSpec(&hybrid_spec))) return -1;
+  if (!hybrid_types[1] && !(hybrid_types[1] = PyType_FromSpec(&hbound_spec))) return -1;
+  for (int k = 0; defs[k].ml_name; ++k) {
+    PyObject *f = PyCFunction_NewEx(&defs[k], bound, NULL);
+    hybrid_object *h = f ? PyObject_New(hybrid_object, (PyTypeObject *)hybrid_types[0]) : NULL;
     if (!h) {
       Py_XDECREF(f);
       return -1;
     }
     h->func = f;
-    int r = PyObject_SetAttrString((PyObject *)type, def->ml_name, (PyObject *)h);
+    h->owner = type;
+    h->arity = arity[k];
+    int r = PyObject_SetAttrString((PyObject *)type, defs[k].ml_name, (PyObject *)h);
     Py_DECREF(h);
     if (r < 0) return -1;
   }

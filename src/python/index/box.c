@@ -187,16 +187,17 @@ static PyObject *box_str(PyObject *self) {
   return PyUnicode_FromString(buf);
 }
 
-/* A constructor call that rebuilds the box: Box([lo], [hi], [type]). */
+/* pyAMReX's repr: <amrex.Box of size '(4,4,4)'> (the size as AMReX prints an IntVect; str() gives
+ * the corners and the type). */
 static PyObject *box_repr(PyObject *self) {
   const bf_box *b = BOX(self);
-  int t[BF_SPACEDIM_MAX];
-  bf_box_type_to_ints(b, t);
-  char lo[64], hi[64], ty[64];
-  format_ints(lo, sizeof lo, b->lo, b->dim, ", ", "[", "]");
-  format_ints(hi, sizeof hi, b->hi, b->dim, ", ", "[", "]");
-  format_ints(ty, sizeof ty, t, b->dim, ", ", "[", "]");
-  return PyUnicode_FromFormat("Box(%s, %s, %s)", lo, hi, ty);
+  char sz[96];
+  size_t k = 0;
+  sz[k++] = '(';
+  for (int d = 0; d < b->dim; ++d)
+    k += (size_t)snprintf(sz + k, sizeof sz - k, "%s%lld", d ? "," : "", (long long)b->hi[d] - b->lo[d] + 1);
+  snprintf(sz + k, sizeof sz - k, ")");
+  return PyUnicode_FromFormat("<amrex.Box of size '%s'>", sz);
 }
 
 static PyObject *box_str_method(PyObject *self, PyObject *noargs) {

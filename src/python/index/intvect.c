@@ -216,9 +216,10 @@ static int iv_init(PyObject *self, PyObject *args, PyObject *kwds) {
 static PyObject *iv_repr(PyObject *self) {
   const bf_intvect *iv = IV(self);
   switch (iv->dim) {
-  case 1: return PyUnicode_FromFormat("IntVect1D(%d)", iv->v[0]);
-  case 2: return PyUnicode_FromFormat("IntVect2D(%d, %d)", iv->v[0], iv->v[1]);
-  default: return PyUnicode_FromFormat("IntVect3D(%d, %d, %d)", iv->v[0], iv->v[1], iv->v[2]);
+  /* pyAMReX's repr: <amrex.IntVect3D(1,2,3)> */
+  case 1: return PyUnicode_FromFormat("<amrex.IntVect1D(%d)>", iv->v[0]);
+  case 2: return PyUnicode_FromFormat("<amrex.IntVect2D(%d,%d)>", iv->v[0], iv->v[1]);
+  default: return PyUnicode_FromFormat("<amrex.IntVect3D(%d,%d,%d)>", iv->v[0], iv->v[1], iv->v[2]);
   }
 }
 

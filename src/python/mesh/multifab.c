@@ -734,7 +734,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec fa_spec = {.name = "FabArray_FArrayBox", .basicsize = sizeof(bfpy_multifab_object),
                          .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = fa_slots};
   PyTypeObject *fa = bfpy_make_type(m, dim, BFPY_T_FABARRAY, "FabArray_FArrayBox", &fa_spec, base);
-  if (!fa || bfpy_add_hybrids(fa, bfpy_mf_fabarray_statics, (PyObject *)fa) < 0) return -1;
+  if (!fa || bfpy_add_hybrids(fa, bfpy_mf_fabarray_statics, bfpy_mf_fabarray_statics_arity, (PyObject *)fa) < 0) return -1;
 
   PyMethodDef *mf_tables[] = {mf_methods, bfpy_mf_ops_methods, bfpy_mf_reduce_methods, bfpy_mf_comm_mf_methods,
                               NULL};
@@ -751,7 +751,9 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec mf_spec = {.name = "MultiFab", .basicsize = sizeof(bfpy_multifab_object),
                          .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = mf_slots};
   PyTypeObject *mft = bfpy_make_type(m, dim, BFPY_T_MULTIFAB, "MultiFab", &mf_spec, fa);
-  if (!mft || bfpy_add_hybrids(mft, bfpy_mf_statics, (PyObject *)mft) < 0) return -1;
+  if (!mft || bfpy_add_hybrids(mft, bfpy_mf_statics, bfpy_mf_statics_arity, (PyObject *)mft) < 0 ||
+      bfpy_add_statics(mft, bfpy_mf_static_only, (PyObject *)mft) < 0)
+    return -1;
 
   PyMethodDef *imf_tables[] = {fabarray_methods, mf_methods, bfpy_mf_fabarray_ops, bfpy_mf_imf_ops_methods,
                                bfpy_imf_reduce_methods, bfpy_imf_comm_methods, bfpy_mf_stack_methods, NULL};
@@ -766,7 +768,7 @@ int bfpy_init_multifab(PyObject *m, int dim) {
   PyType_Spec imf_spec = {.name = "iMultiFab", .basicsize = sizeof(bfpy_multifab_object),
                           .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, .slots = imf_slots};
   PyTypeObject *imft = bfpy_make_type(m, dim, BFPY_T_IMULTIFAB, "iMultiFab", &imf_spec, base);
-  if (!imft || bfpy_add_hybrids(imft, bfpy_imf_statics, (PyObject *)imft) < 0) return -1;
+  if (!imft || bfpy_add_hybrids(imft, bfpy_imf_statics, bfpy_imf_statics_arity, (PyObject *)imft) < 0) return -1;
 
   if (bfpy_init_mfiter(m, dim) < 0) return -1;
   return PyModule_AddFunctions(m, mf_module_functions);

@@ -77,9 +77,15 @@ int bfpy_mfiter_current(bfpy_mfiter_object *it, const char *func);
 extern PyMethodDef bfpy_mf_ops_methods[];        /* mesh/multifab_ops.c: MultiFab-only ops */
 extern PyMethodDef bfpy_mf_fabarray_ops[];       /* set_val, abs */
 extern PyMethodDef bfpy_mf_imf_ops_methods[];    /* iMultiFab ops */
-extern PyMethodDef bfpy_mf_statics[];            /* MultiFab statics (add, ..., dot) */
+/* AMReX's statics, added as hybrids (static on the class, bound on an instance; bfpy_add_hybrids)
+ * with their static forms' parameter counts */
+extern PyMethodDef bfpy_mf_statics[];            /* MultiFab add, ..., add_product */
+extern const int bfpy_mf_statics_arity[];
+extern PyMethodDef bfpy_mf_static_only[];        /* MultiFab dot (static only: its forms' counts overlap) */
 extern PyMethodDef bfpy_mf_fabarray_statics[];   /* FabArray saxpy/xpay/lin_comb */
+extern const int bfpy_mf_fabarray_statics_arity[];
 extern PyMethodDef bfpy_imf_statics[];           /* iMultiFab statics */
+extern const int bfpy_imf_statics_arity[];
 extern PyMethodDef bfpy_mf_reduce_methods[];     /* mesh/multifab_reduce.c: MultiFab reductions */
 extern PyMethodDef bfpy_mf_fabarray_reduce[];    /* FabArray.sum */
 extern PyMethodDef bfpy_imf_reduce_methods[];    /* iMultiFab reductions */

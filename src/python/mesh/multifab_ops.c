@@ -376,6 +376,12 @@ PyMethodDef bfpy_mf_statics[] = {
     {"add_product", FASTKW(s_add_product),
      "add_product(dst, src1, comp1: int, src2, comp2: int, dstcomp: int, numcomp: int, nghost: int/IntVect) -> "
      "None: dst += src1*src2."},
+    {NULL, NULL, 0, NULL},
+};
+/* the static forms' parameter counts, in the order above (bfpy_add_hybrids) */
+const int bfpy_mf_statics_arity[] = {6, 6, 6, 6, 6, 7, 7, 10, 8};
+
+PyMethodDef bfpy_mf_static_only[] = {
     {"dot", FASTKW(bfpy_mf_dot_static),
      "dot(x, xcomp: int, y, ycomp: int, numcomp: int, nghost: int, local: bool = False) / dot(x, xcomp, numcomp, "
      "nghost, local=False) -> float: sum of x*y (or x*x) over components and valid + nghost cells."},
@@ -392,9 +398,11 @@ PyMethodDef bfpy_mf_fabarray_statics[] = {
      "IntVect) -> None: dst = a*x + b*y."},
     {NULL, NULL, 0, NULL},
 };
+const int bfpy_mf_fabarray_statics_arity[] = {7, 7, 10};
 
 PyMethodDef bfpy_imf_statics[] = {
     S_BIN(add, "dst += src"), S_BIN(subtract, "dst -= src"), S_BIN(multiply, "dst *= src"),
     S_BIN(divide, "dst /= src (integer division; by zero gives 0)"), S_BIN(swap, "exchange the data"),
     {NULL, NULL, 0, NULL},
 };
+const int bfpy_imf_statics_arity[] = {6, 6, 6, 6, 6};

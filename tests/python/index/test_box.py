@@ -128,7 +128,9 @@ def test_unhashable_and_repr(amr):
     b = amr.Box(list(range(n)), [7] * n, [1] + [0] * (n - 1))
     with pytest.raises(TypeError):
         hash(b)
-    assert eval(repr(b), {"Box": amr.Box}) == b
+    # pyAMReX's repr: the size only
+    assert repr(b) == "<amrex.Box of size '(" + ",".join(str(8 - k) for k in range(n)) + ")'>"
+    assert repr(amr.Box([0] * n, [-1] * n)) == "<amrex.Box of size '(" + ",".join(["0"] * n) + ")'>"
     lo = ",".join(map(str, range(n)))
     hi = ",".join(["7"] * n)
     ty = ",".join(["1"] + ["0"] * (n - 1))

@@ -72,7 +72,7 @@ def test_dlpack_stream_rules_on_host(amr):
     a = amr.Array4_double(np.zeros((2, 3, 4)))
     a.__dlpack__(stream=None)
     for s in (1, 2, -1, 12345):
-        with pytest.raises(BufferError, match="stream must be None"):
+        with pytest.raises(ValueError, match="stream must be None"):
             a.__dlpack__(stream=s)
 
 

@@ -44,6 +44,18 @@ def test_static_and_bound_forms_agree(amr):
     d.add(src, 2, 0, 1, 1)
     for x, s in zip(d.to_numpy(), src.to_numpy()):
         assert np.array_equal(x[..., 0], 1.5 + s[..., 2])
+    # pyAMReX 24.10's spelling, the static called through an instance: dst.add(dst, src, ...)
+    e, _ = make_mf(amr, ncomp=3)
+    e.set_val(1.5)
+    e.add(e, src, 2, 0, 1, 1)
+    e2, _ = make_mf(amr, ncomp=3)
+    e2.set_val(1.5)
+    e2.saxpy(e2, 2.0, src, 0, 1, 2, 1)
+    d2, _ = make_mf(amr, ncomp=3)
+    d2.set_val(1.5)
+    d2.saxpy(2.0, src, 0, 1, 2, 1)
+    for x, y, z in zip(e.to_numpy(), d.to_numpy(), zip(e2.to_numpy(), d2.to_numpy())):
+        assert np.array_equal(x, y) and np.array_equal(*z)
     # the instance is the first argument: a wrong one is refused
     with pytest.raises(TypeError):
         amr.MultiFab.add(3, src, 0, 0, 1, 0)
