@@ -9,11 +9,35 @@
 # runs pytest there with --continue-on-collection-errors. boxfab never ships
 # pyAMReX's files. Uses the interpreter of .venv (scripts/test.sh or
 # scripts/run.sh make it and install boxfab) unless PY is set.
+# Two suites are the contract: the October 2024 one (the tests/ of the
+# fetched pyAMReX) and the newest one, assembled file by file from the search
+# index as tests/pyamrex-newest.tsv lists (path, version, size, sha256):
+#   scripts/pyamrex-suite.sh --check tests/pyamrex-newest.tsv DIR
+# compares DIR (a tests/ folder) with that list and exits 1 on a difference.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -lt 1 ] && exit 2 || exit 0
+fi
+if [ "$1" = "--check" ]; then
+  [ $# -eq 3 ] || { echo "usage: $0 --check MANIFEST.tsv TESTS_DIR" >&2; exit 2; }
+  exec python3 - "$2" "$3" <<'EOF'
+import hashlib, os, sys
+manifest, tests = sys.argv[1], sys.argv[2]
+bad = 0
+rows = [l.rstrip("\n").split("\t") for l in open(manifest) if l.strip() and not l.startswith(("#", "path\t"))]
+for path, version, _chars, digest in rows:
+    f = os.path.join(tests, os.path.relpath(path, "tests"))
+    if not os.path.isfile(f):
+        print(f"missing: {path} ({version})")
+        bad += 1
+    elif hashlib.sha256(open(f, "rb").read()).hexdigest() != digest:
+        print(f"differs: {path} (expected version {version})")
+        bad += 1
+print(f"{len(rows) - bad} of {len(rows)} files as listed")
+sys.exit(1 if bad else 0)
+EOF
 fi
 tests=$(cd "$1" && pwd)
 shift
