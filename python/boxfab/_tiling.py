@@ -1,6 +1,6 @@
 """Loops over the tiles of a MultiFab, as pyAMReX 26 spells them:
 ``TilingIfNotGPU(tile=None)``, ``mf.tiles(tile=None)``, the decorator
-``for_each_tile(mf, *others, tile=None, threads=1)`` and the lazily resolved
+``for_each_tile(mf, *others, tile=None, threads=1)`` (``mf.tiles(tile=None)`` is C) and the lazily resolved
 array module ``amr.xp`` (NumPy, or CuPy when ``Config.have_gpu``).
 
 Only composition happens here: the iterator (MFIter, MFItInfo), the tile
@@ -28,14 +28,6 @@ def attach(namespace):
             if not Config.have_gpu:
                 info.enable_tiling(iv)
         return info
-
-    def tiles(self, tile=None):
-        """Iterate the local boxes of this FabArray, split into tiles of size ``tile`` (CPU only).
-
-        ``mf.tiles()`` is ``iter(mf)``.  Yields the MFIter, which is finalized
-        however the loop is left.
-        """
-        return MFIter(self, TilingIfNotGPU(tile))
 
     def for_each_tile(mfab, *others, tile=None, threads=1):
         """Decorator: run the kernel over every tile of ``mfab`` now, and return it unchanged.
@@ -66,7 +58,7 @@ def attach(namespace):
                 raise TypeError("for_each_tile(...) decorates a callable")
             ixt = mfab.ix_type
             work = [(mfi.tilebox(ixt), mfab.array(mfi), *[o.array(mfi) for o in others])
-                    for mfi in MFIter(mfab, TilingIfNotGPU(tile))]
+                    for mfi in mfab.tiles(tile)]
             gpu = Config.have_gpu
             if gpu or threads == 1 or len(work) < 2:
                 for args in work:
@@ -95,7 +87,3 @@ def attach(namespace):
     namespace["TilingIfNotGPU"] = TilingIfNotGPU
     namespace["for_each_tile"] = for_each_tile
     namespace["__getattr__"] = module_getattr
-    for cls_name in ("MultiFab", "iMultiFab"):
-        cls = namespace.get(cls_name)
-        if cls is not None:
-            cls.tiles = tiles

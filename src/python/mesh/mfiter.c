@@ -70,6 +70,9 @@ static int it_finalize(bfpy_mfiter_object *it) {
 }
 
 /* ---- construction ------------------------------------------------------------------------------ */
+static PyObject *it_make(PyTypeObject *type, PyObject *fa, bf_multifab *mf, int dim, bool tiling,
+                         const bf_intvect *tsp);
+
 static const char it_sigs[] = "MFIter(fa: FabArrayBase, /), MFIter(fa, info: MFItInfo, /), extension: "
                               "MFIter(fa, tiling: bool, /)";
 
@@ -106,6 +109,31 @@ static PyObject *it_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
       tsp = &ts;
     }
   }
+  return it_make(type, fa, mf, dim, tiling, tsp);
+}
+
+/* fa.tiles(tile=None): MFIter(fa, TilingIfNotGPU(tile)) in one C call (pyAMReX 26, extensions/Tiling.py):
+ * whole boxes without a tile size or on the GPU, else tiles of that size. */
+PyObject *bfpy_mfiter_tiles(PyObject *fa, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"tile", NULL};
+  PyObject *a[1];
+  int dim = ((bfpy_multifab_object *)fa)->dim;
+  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return NULL;
+  bf_multifab *mf = bfpy_mf_arg(fa, dim, -1, "tiles");
+  if (!mf) return NULL;
+  bf_intvect ts;
+  const bool tiling = a[0] && a[0] != Py_None;
+  if (tiling) {
+    if (bfpy_as_intvect(a[0], dim, BFPY_IV_SEQUENCE, &ts, "tiles(tile)") < 0) return NULL;
+    for (int d = 0; d < dim; ++d)
+      if (ts.v[d] < 1) return PyErr_Format(PyExc_ValueError, "tiles(tile): tile sizes must be >= 1, got %d", ts.v[d]);
+  }
+  const bool tile_here = tiling && !bf_gpu_available(); /* TilingIfNotGPU */
+  return it_make(bfpy_types[dim][BFPY_T_MFITER], fa, mf, dim, tile_here, tile_here ? &ts : NULL);
+}
+
+static PyObject *it_make(PyTypeObject *type, PyObject *fa, bf_multifab *mf, int dim, bool tiling,
+                         const bf_intvect *tsp) {
   bf_mfiter *cit = NULL;
   if (bfpy_check(bf_mfiter_create(mf, tiling, tsp, &cit)) < 0) return NULL;
   bfpy_mfiter_object *self = (bfpy_mfiter_object *)type->tp_alloc(type, 0);

@@ -392,6 +392,9 @@ static PyGetSetDef fab_getset[] = {
 };
 
 static PyMethodDef fab_methods[] = {
+    {"tiles", (PyCFunction)(void (*)(void))bfpy_mfiter_tiles, METH_FASTCALL | METH_KEYWORDS,
+     "tiles(tile=None) -> MFIter: the local boxes, split into tiles of size tile on the CPU (pyAMReX 26; "
+     "TilingIfNotGPU): for mfi in mf.tiles(tile=(16, 16, 16))."},
     {"is_nodal", (PyCFunction)(void (*)(void))fa_is_nodal, METH_FASTCALL | METH_KEYWORDS,
      "is_nodal(dir: int, /) -> bool: nodal in direction dir (IndexError outside [0, dim))."},
     {NULL, NULL, 0, NULL},

@@ -77,6 +77,9 @@ int bfpy_mfiter_current(bfpy_mfiter_object *it, const char *func);
 extern PyMethodDef bfpy_mf_ops_methods[];        /* mesh/multifab_ops.c: MultiFab-only ops */
 extern PyMethodDef bfpy_mf_fabarray_ops[];       /* set_val, abs */
 extern PyMethodDef bfpy_mf_imf_ops_methods[];    /* iMultiFab ops */
+/* fa.tiles(tile=None) (mesh/mfiter.c) */
+PyObject *bfpy_mfiter_tiles(PyObject *fa, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
 /* AMReX's statics, added as hybrids (static on the class, bound on an instance; bfpy_add_hybrids)
  * with their static forms' parameter counts */
 extern PyMethodDef bfpy_mf_statics[];            /* MultiFab add, ..., add_product */
