@@ -526,6 +526,11 @@ static PyMethodDef ba_methods[] = {
     BA_FAST("surrounding_nodes", ba_surrounding_nodes,
             "surrounding_nodes() / surrounding_nodes(dir: int, /) -> BoxArray: extension, in place, convert to "
             "NODE."),
+    BA_FAST("surroundingNodes", ba_surrounding_nodes,
+            "surroundingNodes() / surroundingNodes(dir: int, /) -> BoxArray: pyAMReX 26's spelling of "
+            "surrounding_nodes."),
+    BA_FAST("enclosedCells", ba_enclosed_cells,
+            "enclosedCells() / enclosedCells(dir: int, /) -> BoxArray: pyAMReX 26's spelling of enclosed_cells."),
     BA_FAST("convert", ba_convert,
             "convert(typ: IndexType/IntVect, /) -> BoxArray: extension, in place, convert to an index type."),
     BA_FAST("grow", ba_grow,

@@ -431,6 +431,10 @@ def test_enclosed_cells_and_conversions(amr):
     one = amr.BoxArray(nodal).enclosed_cells(n - 1)
     assert one.ix_type().node_centered(0) == (n > 1) and one.ix_type().cell_centered(n - 1)
     assert nodal.enclosed_cells() is nodal and nodal == cell
+    # pyAMReX 26's spellings are the same methods
+    assert amr.BoxArray(cell).surroundingNodes() == amr.BoxArray(cell).surrounding_nodes()
+    assert amr.BoxArray(cell).surroundingNodes(0) == amr.BoxArray(cell).surrounding_nodes(0)
+    assert amr.BoxArray(cell).surroundingNodes().enclosedCells() == cell
     assert amr.BoxArray(cell).convert(amr.IntVect([1] * n)).cell_equal(cell)
     assert amr.BoxArray(cell).convert(amr.IndexType.node_type()).ix_type() == amr.IndexType.node_type()
     with pytest.raises(ValueError, match="0 \\(CELL\\) or 1"):
