@@ -150,6 +150,15 @@ BF_EXPORT int bf_parmparse_remove(const char *name);
 /** Remove everything. */
 BF_EXPORT void bf_parmparse_clear(void);
 
+/** Whether some parameter under `prefix` ("a" means "a.*"; NULL or "" all)
+ *  was never read: defined by an inputs file or the command line and never
+ *  queried, counted or looked for (AMReX's ParmParse::hasUnusedInputs). */
+BF_EXPORT bool bf_parmparse_has_unused(const char *prefix);
+/** Those parameters, sorted, one line each: style 0 as AMReX's finalize
+ *  prints them ("name(nvals = N)  :: [v1, v2]\n"), style 1 as its
+ *  getUnusedInputs gives them ("name = v1 v2\n"); a new string (free()). */
+BF_EXPORT int bf_parmparse_unused(const char *prefix, int style, char **text);
+
 /** Work the store has done since the process started (introspection, for tests of its
  *  complexity): bytes examined by the inputs reader, hash-index slots probed or rebuilt,
  *  names looked up by expressions.  Linear algorithms add an amount proportional to their input. */

@@ -24,6 +24,9 @@ typedef struct {
   bool memo_int;
   int64_t memo_i;
   double memo_r;
+  /* times it was read (a query, get, count, contains, a symbol of an expression) or added by a call,
+   * as AMReX's m_count: 0 for a definition from an inputs file or the command line nobody read */
+  int64_t used;
 } pp_entry;
 
 /* Character classes of AMReX's tokenizer in the C locale (the process's locale must not change how a

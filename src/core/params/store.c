@@ -139,7 +139,8 @@ int pp_table_reserve(int extra) {
 
 int pp_table_put(pp_entry *e) {
   int at = pp_find(e->name);
-  if (at >= 0) { /* the last definition wins: same name, same slot */
+  if (at >= 0) { /* the last definition wins: same name, same slot; its reads so far stay counted */
+    e->used += pp_table[at].used;
     pp_entry_free(&pp_table[at]);
     pp_table[at] = *e;
     memset(e, 0, sizeof *e);
@@ -255,7 +256,7 @@ int bf_parmparse_add_typed(const char *name, int nvalues, const char *const *val
   BF_CHECK(type >= BF_PP_TEXT && type <= BF_PP_BOX, BF_ERROR_VALUE, "unknown parameter type %d", type);
   for (int i = 0; i < nvalues; ++i) BF_CALL(pp_check_value(name, i, values[i]));
   pp_entry e = {pp_strndup(name, strlen(name)), nvalues, calloc((size_t)nvalues + 1, sizeof(char *)), NULL, 0,
-                type, -1, 0, false, 0, 0.0};
+                type, -1, 0, false, 0, 0.0, 1}; /* added by a call: used (AMReX's saddval counts it) */
   int ok = e.name && e.values;
   for (int i = 0; ok && i < nvalues; ++i) ok = (e.values[i] = pp_strndup(values[i], strlen(values[i]))) != NULL;
   if (!ok) {
@@ -344,13 +345,16 @@ int bf_parmparse_add_boxes(const char *name, int n, const bf_box *v) {
 /* ---- lookups --------------------------------------------------------------------- */
 int bf_parmparse_count(const char *name) {
   int at = pp_find(name);
-  return at < 0 ? -1 : pp_table[at].nvalues;
+  if (at < 0) return -1;
+  ++pp_table[at].used;
+  return pp_table[at].nvalues;
 }
 
 int bf_parmparse_get(const char *name, int i, const char **value) {
   int at = pp_find(name);
   BF_CHECK(at >= 0, BF_ERROR_VALUE, "parameter %.200s is not defined", name ? name : "(NULL)");
-  const pp_entry *e = &pp_table[at];
+  pp_entry *e = &pp_table[at];
+  ++e->used;
   char where[300];
   BF_CHECK(i >= 0 && i < e->nvalues, BF_ERROR_INDEX, "parameter %.200s has %d value%s, asked for value %d%s", name,
            e->nvalues, e->nvalues == 1 ? "" : "s", i, pp_where(name, where, sizeof where));
@@ -694,6 +698,58 @@ int bf_parmparse_remove(const char *name) {
   --pp_size;
   pp_sorted = false;
   return 1;
+}
+
+/* The unused entries whose names start with prefix + "." (every one for an empty prefix), sorted. */
+static int pp_unused_list(const char *prefix, int *idx) {
+  size_t np = prefix ? strlen(prefix) : 0;
+  int n = 0;
+  pp_sort();
+  for (int i = 0; i < pp_size; ++i) {
+    const char *nm = pp_table[i].name;
+    if (pp_table[i].used == 0 && (np == 0 || (strncmp(nm, prefix, np) == 0 && nm[np] == '.'))) {
+      if (idx) idx[n] = i;
+      ++n;
+    }
+  }
+  return n;
+}
+
+bool bf_parmparse_has_unused(const char *prefix) { return pp_unused_list(prefix, NULL) > 0; }
+
+int bf_parmparse_unused(const char *prefix, int style, char **text) {
+  BF_CHECK(text != NULL, BF_ERROR_VALUE, "text must not be NULL");
+  int n = pp_unused_list(prefix, NULL);
+  int *idx = malloc(sizeof *idx * (size_t)(n + 1));
+  BF_CHECK(idx != NULL, BF_ERROR_MEMORY, "out of memory listing unused parameters");
+  pp_unused_list(prefix, idx);
+  size_t len = 1;
+  for (int k = 0; k < n; ++k) {
+    const pp_entry *e = &pp_table[idx[k]];
+    len += strlen(e->name) + 48;
+    for (int v = 0; v < e->nvalues; ++v) len += strlen(e->values[v]) + 2;
+  }
+  char *out = malloc(len), *p = out;
+  if (!out) {
+    free(idx);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory listing unused parameters");
+  }
+  *p = '\0';
+  for (int k = 0; k < n; ++k) {
+    const pp_entry *e = &pp_table[idx[k]];
+    if (style == 0) { /* AMReX's pp_to_string: name(nvals = N)  :: [a, b] */
+      p += sprintf(p, "%s(nvals = %d)  :: [", e->name, e->nvalues);
+      for (int v = 0; v < e->nvalues; ++v) p += sprintf(p, "%s%s", v ? ", " : "", e->values[v]);
+      p += sprintf(p, "]\n");
+    } else { /* AMReX's getUnusedInputs: name = a b */
+      p += sprintf(p, "%s =", e->name);
+      for (int v = 0; v < e->nvalues; ++v) p += sprintf(p, " %s", e->values[v]);
+      p += sprintf(p, "\n");
+    }
+  }
+  free(idx);
+  *text = out;
+  return BF_SUCCESS;
 }
 
 void bf_parmparse_clear(void) {

@@ -133,6 +133,28 @@ int bf_runtime_initialize_comm(int dim, int nargs, const char *const *args, int6
   return BF_SUCCESS;
 }
 
+/* The parameters AMReX's initialize reads (AMReX.cpp, AMReX_Arena.cpp, AMReX_TinyProfiler.cpp,
+ * AMReX_GpuDevice.cpp) that boxfab takes without acting on: read, so that the unused-parameter report
+ * at finalize lists what AMReX's lists.  A pair is a name and its alias (read only without the name). */
+static const char *const amrex_init_params[][2] = {
+    {"amrex.call_addr2line", NULL}, {"amrex.regtest_reduction", NULL}, {"amrex.abort_on_unused_inputs", NULL},
+    {"amrex.fpe_trap_invalid", NULL}, {"amrex.fpe_trap_overflow", NULL}, {"amrex.fpe_trap_zero", NULL},
+    {"amrex.handle_sigabrt", NULL}, {"amrex.handle_sigfpe", NULL}, {"amrex.handle_sigill", NULL},
+    {"amrex.handle_sigint", NULL}, {"amrex.handle_sigsegv", NULL}, {"amrex.handle_sigterm", NULL},
+    {"amrex.init_snan", NULL}, {"amrex.signal_handling", NULL}, {"amrex.throw_exception", NULL},
+    {"amrex.abort_on_out_of_gpu_memory", NULL}, {"amrex.the_arena_is_managed", NULL},
+    {"amrex.the_arena_init_size", NULL}, {"amrex.the_device_arena_init_size", NULL},
+    {"amrex.the_managed_arena_init_size", NULL}, {"amrex.the_pinned_arena_init_size", NULL},
+    {"amrex.the_comms_arena_init_size", NULL}, {"amrex.the_arena_release_threshold", NULL},
+    {"amrex.the_device_arena_release_threshold", NULL}, {"amrex.the_managed_arena_release_threshold", NULL},
+    {"amrex.the_pinned_arena_release_threshold", NULL}, {"amrex.the_comms_arena_release_threshold", NULL},
+    {"amrex.the_async_arena_release_threshold", NULL}, {"amrex.use_gpu_aware_mpi", NULL},
+    {"amrex.max_gpu_streams", NULL}, {"tiny_profiler.output_file", NULL}, {"tiny_profiler.verbose", "tiny_profiler.v"},
+    {"tiny_profiler.device_synchronize_around_region", NULL}, {"tiny_profiler.enabled", NULL},
+    {"tiny_profiler.memprof_enabled", NULL}, {"tiny_profiler.print_threshold", NULL},
+    {"device.graph_init", NULL}, {"device.graph_init_nodes", NULL}, {"device.verbose", "device.v"},
+};
+
 static int bf_runtime_initialize_params(int dim, int nargs, const char *const *args, int first) {
   if (first) BF_CALL(bf_parmparse_add_file(args[0], dim));
   for (int i = first; i < nargs; ++i) BF_CALL(bf_parmparse_add_token_dim(args[i], dim));
@@ -142,8 +164,36 @@ static int bf_runtime_initialize_params(int dim, int nargs, const char *const *a
     BF_CALL(bf_parmparse_query_int("amrex.verbose", 0, &found, &verbose));
     if (!found) BF_CALL(bf_parmparse_query_int("amrex.v", 0, &found, &verbose));
     if (found) bf_verbose = verbose;
+    for (size_t k = 0; k < sizeof amrex_init_params / sizeof amrex_init_params[0]; ++k)
+      if (bf_parmparse_count(amrex_init_params[k][0]) < 0 && amrex_init_params[k][1])
+        (void)bf_parmparse_count(amrex_init_params[k][1]);
   }
   return BF_SUCCESS;
+}
+
+/* AMReX's ParmParse::Finalize: with amrex.parmparse.verbose (default amrex.verbose) > 0 the I/O rank
+ * lists the parameters nobody read. */
+static void report_unused_parameters(bool io) {
+  if (!io || !bf_parmparse_has_unused(NULL)) return;
+  bool found = false;
+  int verbose = bf_verbose > 0 ? bf_verbose : 0;
+  if (bf_parmparse_query_int("amrex.parmparse.verbose", 0, &found, &verbose) != BF_SUCCESS) {
+    bf_error_clear();
+    verbose = bf_verbose > 0 ? bf_verbose : 0;
+  }
+  char *text = NULL;
+  if (verbose <= 0 || bf_parmparse_unused(NULL, 0, &text) != BF_SUCCESS) {
+    bf_error_clear();
+    return;
+  }
+  bf_message(1, "Unused ParmParse Variables:\n");
+  for (char *line = text, *nl; *line; line = nl + 1) {
+    nl = strchr(line, '\n');
+    *nl = '\0';
+    bf_message(1, "  [TOP]::%s\n", line);
+  }
+  bf_message(1, "\n");
+  free(text);
 }
 
 /* Remove the stack entry at position `at` after running the hooks. */
@@ -157,7 +207,10 @@ static void bf_runtime_pop_at(int at) {
   memmove(&bf_stack_comm[at], &bf_stack_comm[at + 1], (size_t)(bf_stack_size - at - 1) * sizeof bf_stack_comm[0]);
   --bf_stack_size;
   bf_stack_comm[bf_stack_size] = NULL;
-  if (bf_stack_size == 0) bf_parmparse_clear();
+  if (bf_stack_size == 0) {
+    report_unused_parameters(io);
+    bf_parmparse_clear();
+  }
   if (bf_verbose > 0 && io)
     bf_message(1, "AMReX (boxfab %s) finalized\n", bf_version());
 }

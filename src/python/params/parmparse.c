@@ -621,7 +621,41 @@ static PyMethodDef pp_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* hasUnusedInputs(prefix="") / getUnusedInputs(prefix=""): AMReX's statics over the parameters nobody
+ * read (defined by an inputs file or the command line and never queried, counted or looked for). */
+static int unused_prefix(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char **prefix) {
+  static const char *const names[] = {"prefix", NULL};
+  PyObject *a[1];
+  *prefix = "";
+  if (bfpy_bind(args, nargs, kwnames, names, 0, a, true) < 0) return -1;
+  if (a[0] && !(*prefix = PyUnicode_AsUTF8(a[0]))) return -1;
+  return 0;
+}
+
+static PyObject *pp_has_unused(PyObject *bound, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  (void)bound;
+  const char *prefix;
+  if (unused_prefix(args, nargs, kwnames, &prefix) < 0) return NULL;
+  return PyBool_FromLong(bf_parmparse_has_unused(prefix));
+}
+
+static PyObject *pp_get_unused(PyObject *bound, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  (void)bound;
+  const char *prefix;
+  char *text = NULL;
+  if (unused_prefix(args, nargs, kwnames, &prefix) < 0 || bfpy_check(bf_parmparse_unused(prefix, 1, &text)) < 0)
+    return NULL;
+  PyObject *s = PyUnicode_FromString(text), *lines = s ? PyUnicode_Splitlines(s, 0) : NULL;
+  Py_XDECREF(s);
+  free(text);
+  return lines;
+}
+
 static PyMethodDef pp_statics[] = {
+    {"hasUnusedInputs", (PyCFunction)(void (*)(void))pp_has_unused, METH_FASTCALL | METH_KEYWORDS,
+     "hasUnusedInputs(prefix=\"\") -> bool: some parameter under prefix was never read."},
+    {"getUnusedInputs", (PyCFunction)(void (*)(void))pp_get_unused, METH_FASTCALL | METH_KEYWORDS,
+     "getUnusedInputs(prefix=\"\") -> list[str]: \"name = v1 v2\" of each parameter never read, sorted."},
     {"addfile", (PyCFunction)(void (*)(void))pp_addfile, METH_FASTCALL,
      "addfile(filename, /) -> None: read an inputs file (AMReX's syntax, docs/inputs.md) into the table."},
     {NULL, NULL, 0, NULL},
