@@ -242,3 +242,32 @@ def test_views_keep_their_python_sources_alive(amr):
     np.asarray(fab)
     del view, arr
     assert sys.getrefcount(fab) == before
+
+
+# ---- on the GPU ------------------------------------------------------------------------------
+@pytest.mark.gpu
+def test_gpu_tiles_views_and_kernels():
+    """Device data: tiles() never tiles (TilingIfNotGPU), a(bx) is a CuPy view, for_each_tile runs on
+    CuPy's stream and synchronizes it; the result against the CPU arithmetic."""
+    import importlib
+
+    import cupy as cp
+
+    amr = importlib.import_module("boxfab.space3d")
+    mf, _ = make_mf(amr, ncomp=1, ngrow=1)
+    out, _ = make_mf(amr, ncomp=1, ngrow=0)
+    assert len(list(mf.tiles(tile=(4, 4, 4)))) == len(list(mf))
+    assert not amr.TilingIfNotGPU((4, 4, 4)).do_tiling
+    assert amr.xp is cp
+    for mfi in mf:
+        a = mf.array(mfi)
+        g = mfi.fabbox()
+        ii = cp.arange(g.small_end[0], g.big_end[0] + 1)[:, None, None]
+        a(g)[...] = ii * 1.0 + cp.zeros(tuple(g.size))
+        assert isinstance(a(mfi.tilebox()), cp.ndarray)
+
+    @amr.for_each_tile(out, mf, tile=(4, 4, 4), threads=4)
+    def _(bx, f, p):
+        f(bx)[...] = p(bx, di=1) - p(bx, di=-1)
+
+    assert out.min(0) == 2.0 and out.max(0) == 2.0
