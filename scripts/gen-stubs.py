@@ -20,6 +20,7 @@ contain.
 """
 import argparse
 import ast
+import enum
 import builtins
 import importlib
 import inspect
@@ -318,7 +319,9 @@ def class_members(cls):
 
 def class_stub(name, cls, namer, module_classes):
     bases = [b for b in cls.__bases__ if b is not object]
-    base_names = [module_classes.get(b, b.__name__) for b in bases]
+    # a base from another module (enum.IntEnum) is written qualified; the header imports enum
+    base_names = [module_classes.get(b, b.__name__ if b.__module__ == "builtins" else f"{b.__module__}.{b.__name__}")
+                  for b in bases]
     head = f"class {name}({', '.join(base_names)}):" if base_names else f"class {name}:"
     if not cls.__flags__ & TPFLAGS_BASETYPE:  # cannot be subclassed
         head = "@final\n" + head
@@ -333,8 +336,12 @@ def class_stub(name, cls, namer, module_classes):
             inherited |= set(class_members(b)[0])
     for k in sorted(meta):
         body.append(f"    {k}: ClassVar[{attr_type(meta[k], namer)}]")
+    members = getattr(cls, "__members__", None) if isinstance(cls, enum.EnumMeta) else None
     for k in sorted(own):
         v = own[k]
+        if members is not None and k in members:  # an enum member: `name = value`, as the typing spec asks
+            body.append(f"    {k} = {v.value!r}")
+            continue
         if k in DUNDERS and not isinstance(v, (staticmethod, classmethod)):
             if callable(v) or isinstance(v, types.WrapperDescriptorType):
                 body += dunder_stub(k, v, "    ")
@@ -413,7 +420,7 @@ def module_stub(mod):
     for c in sorted(classes, key=lambda c: classes[c]):
         place(c)
     out = [HEADER.rstrip("\n"), f'"""{(mod.__doc__ or "").strip().splitlines()[0]}"""' if mod.__doc__ else "",
-           "from typing import Any, ClassVar, Iterator, final, type_check_only", ""]
+           "import enum", "from typing import Any, ClassVar, Iterator, final, type_check_only", ""]
     for n in names:
         v = getattr(mod, n)
         if isinstance(v, type):

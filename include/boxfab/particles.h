@@ -170,7 +170,9 @@ BF_EXPORT bf_arena *bf_ptile_arena(const bf_ptile *t);
  *  Default names follow pyAMReX's soa_real_comps / soa_int_comps: SoA reals
  *  of pure SoA layouts are "x", "y", "z", "a", ..., "w", "r0", "r1", ...
  *  (the list does not depend on dim, as in pyAMReX), of legacy layouts
- *  "a", ..., "w", "r0", ...; ints "i0", "i1", ... */
+ *  "a", ..., "w", "r0", ...; ints "i0", "i1", ...  (A container of a legacy
+ *  layout names its SoA components as AMReX does instead: "real_comp0", ...,
+ *  "int_comp0", ...) */
 BF_EXPORT int bf_ptile_add_comps(bf_ptile *t, int nreal, const char *const *real_names, int nint,
                                  const char *const *int_names);
 /** Borrowed name of SoA component comp (NULL when out of range); rename. */
@@ -278,13 +280,25 @@ BF_EXPORT int bf_pc_num_int_comps(const bf_pc *pc);
 BF_EXPORT int bf_pc_num_runtime_real_comps(const bf_pc *pc);
 BF_EXPORT int bf_pc_num_runtime_int_comps(const bf_pc *pc);
 /** Add a run-time SoA component to every tile (existing particles get 0).
- *  name NULL = the default name (pyAMReX's soa_real_comps/soa_int_comps
- *  rule); BF_ERROR_VALUE for a name already used.  `communicate` is recorded. */
+ *  name NULL = the default name (pure SoA: pyAMReX's soa_real_comps /
+ *  soa_int_comps rule; legacy: AMReX's real_comp<i> / int_comp<i>, as the
+ *  compile-time SoA components of a legacy container are named);
+ *  BF_ERROR_VALUE for a name already used.  `communicate` is recorded. */
 BF_EXPORT int bf_pc_add_real_comp(bf_pc *pc, const char *name, bool communicate);
 BF_EXPORT int bf_pc_add_int_comp(bf_pc *pc, const char *name, bool communicate);
 /** Rename an SoA component (BF_ERROR_VALUE for a duplicate name). */
 BF_EXPORT int bf_pc_set_real_comp_name(bf_pc *pc, int comp, const char *name);
 BF_EXPORT int bf_pc_set_int_comp_name(bf_pc *pc, int comp, const char *name);
+/** Rename SoA components 0..nreal-1 and 0..nint-1 at once (AMReX's
+ *  SetSoACompileTimeNames and more): BF_ERROR_VALUE, changing nothing, for
+ *  a missing, empty or reserved name or names that would not all differ. */
+BF_EXPORT int bf_pc_rename_comps(bf_pc *pc, int nreal, const char *const *real_names, int nint,
+                                 const char *const *int_names);
+/** Put the particles' arrays into another arena (pyAMReX's polymorphic
+ *  allocator: pc.arena = ...; NULL = The_Arena).  Only while the container
+ *  holds no particle (BF_ERROR_VALUE otherwise); its empty tiles are
+ *  dropped and made again in the new arena when needed. */
+BF_EXPORT int bf_pc_set_arena(bf_pc *pc, bf_arena *arena);
 /** Borrowed name of SoA component comp (NULL when out of range). */
 BF_EXPORT const char *bf_pc_real_comp_name(const bf_pc *pc, int comp);
 BF_EXPORT const char *bf_pc_int_comp_name(const bf_pc *pc, int comp);
@@ -392,6 +406,8 @@ typedef struct bf_pcolumns {
   const int32_t *const *int_struct; /**< [nsi] */
   const int64_t *ids;
   const int32_t *cpus;
+  const uint64_t *idcpu; /**< packed ids and cpus (NULL: from ids / cpus); every one valid (bit 63 set);
+                              not with ids or cpus */
 } bf_pcolumns;
 /** Add particles from columns to level lev, then redistribute that level
  *  when `redistribute` (else they sit in the first local tile, or the outbox
@@ -518,6 +534,41 @@ BF_EXPORT int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *n
  *  BF_ERROR_VALUE naming the file (and the line of a text file) for malformed
  *  content, BF_ERROR_IO for a file that cannot be read. */
 BF_EXPORT int bf_pc_restart(bf_pc *pc, const char *dir, const char *name);
+
+/** AMReX's WritePlotFile(dir, name, real_comp_names, int_comp_names) (and
+ *  Checkpoint with names): the Header names the components as given.
+ *  nreal = struct reals + SoA reals (pure SoA: without the positions),
+ *  nint = struct ints + SoA ints, else BF_ERROR_VALUE; names with blanks
+ *  are refused as in bf_pc_write_binary. */
+BF_EXPORT int bf_pc_write_binary_names(const bf_pc *pc, const char *dir, const char *name, bool checkpoint,
+                                       int nreal, const char *const *real_names, int nint,
+                                       const char *const *int_names);
+
+/** The Header of a particle directory dir/name, read and checked as
+ *  bf_pc_restart does (without the data files): pyAMReX's ParticleHeader.
+ *  BF_ERROR_IO when it cannot be read, BF_ERROR_VALUE when malformed.
+ *  Collective over the top runtime instance (AMReX's ReadAndBcastFile):
+ *  rank 0 reads, every rank gets the text or rank 0's error. */
+typedef struct bf_particle_header bf_particle_header;
+BF_EXPORT int bf_particle_header_read(const char *dir, const char *name, bf_particle_header **h);
+BF_EXPORT void bf_particle_header_destroy(bf_particle_header **h);
+/** The version token ("Version_Two_Dot_Zero_double", ...). */
+BF_EXPORT const char *bf_particle_header_version(const bf_particle_header *h);
+BF_EXPORT int bf_particle_header_dim(const bf_particle_header *h);
+/** Real / int components in the file (pure SoA: the positions not counted)
+ *  and their names (NULL out of range). */
+BF_EXPORT int bf_particle_header_num_real(const bf_particle_header *h);
+BF_EXPORT int bf_particle_header_num_int(const bf_particle_header *h);
+BF_EXPORT const char *bf_particle_header_real_name(const bf_particle_header *h, int i);
+BF_EXPORT const char *bf_particle_header_int_name(const bf_particle_header *h, int i);
+/** The Header's is_checkpoint flag; single-precision reals. */
+BF_EXPORT bool bf_particle_header_is_checkpoint(const bf_particle_header *h);
+BF_EXPORT bool bf_particle_header_is_single(const bf_particle_header *h);
+BF_EXPORT int64_t bf_particle_header_num_particles(const bf_particle_header *h);
+BF_EXPORT int64_t bf_particle_header_next_id(const bf_particle_header *h);
+BF_EXPORT int bf_particle_header_finest_level(const bf_particle_header *h);
+/** Grids of level lev (-1 beyond the finest level). */
+BF_EXPORT int64_t bf_particle_header_num_grids(const bf_particle_header *h, int lev);
 
 #ifdef __cplusplus
 }

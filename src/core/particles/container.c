@@ -33,6 +33,8 @@ static void pc_free(bf_object *o) {
   free(pc);
 }
 
+static int pc_legacy_names(bf_pc *pc);
+
 int bf_pc_create(const bf_playout *layout, bf_arena *arena, bf_pc **out) {
   BF_CHECK(out != NULL && layout != NULL, BF_ERROR_VALUE, "NULL argument");
   BF_CALL(bf_playout_check(layout));
@@ -62,6 +64,7 @@ int bf_pc_create(const bf_playout *layout, bf_arena *arena, bf_pc **out) {
     if (!st && f) ts.v[d] = v, found_ts = true;
   }
   if (!st && (found || found_ts)) st = bf_pc_set_tiling(pc, found ? tiling : false, &ts);
+  if (!st) st = pc_legacy_names(pc);
   if (st) {
     bf_pc_destroy(&pc);
     return st;
@@ -560,8 +563,34 @@ int bf_pc_new_tile(bf_pc *pc, bf_ptile **out) {
   return BF_SUCCESS;
 }
 
+/* The default name of a container's new component: legacy layouts follow AMReX's getDefaultCompNameReal /
+ * getDefaultCompNameInt (real_comp<i>, int_comp<i>: names such as "b" stay free, as pyAMReX 26 needs);
+ * pure SoA layouts the tile's defaults (pyAMReX's soa_real_comps: x, y, z, a, ...; i0, ...). */
+static const char *pc_default_name(const bf_pc *pc, bool real, int comp, char *buf, size_t size) {
+  if (pc->layout.pure_soa) return NULL;
+  snprintf(buf, size, real ? "real_comp%d" : "int_comp%d", comp);
+  return buf;
+}
+
+/* Legacy layouts: the compile-time SoA components of the prototype get AMReX's default names. */
+static int pc_legacy_names(bf_pc *pc) {
+  const int nr = pc->layout.nar, ni = pc->layout.nai;
+  if (pc->layout.pure_soa || (nr == 0 && ni == 0)) return BF_SUCCESS;
+  char *buf = malloc((size_t)(nr + ni) * 24 + 1);
+  const char **names = malloc(sizeof *names * (size_t)(nr + ni + 1));
+  int st = buf && names ? BF_SUCCESS : bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory");
+  for (int c = 0; !st && c < nr + ni; ++c)
+    names[c] = pc_default_name(pc, c < nr, c < nr ? c : c - nr, buf + (size_t)c * 24, 24);
+  if (!st) st = bf_ptile_rename_comps_unchecked(pc->proto, nr, names, ni, names + nr);
+  free(buf), free(names);
+  return st;
+}
+
 static int add_comp(bf_pc *pc, bool real, const char *name) {
   BF_CALL(bf_pc_check(pc));
+  char dbuf[32];
+  if (!name) name = pc_default_name(pc, real, real ? bf_pc_num_real_comps(pc) : bf_pc_num_int_comps(pc), dbuf,
+                                    sizeof dbuf);
   if (name) {
     BF_CHECK(name[0] != '\0', BF_ERROR_VALUE, "a component name must not be empty");
     BF_CHECK((real ? bf_pc_real_comp_index(pc, name) : bf_pc_int_comp_index(pc, name)) < 0, BF_ERROR_VALUE,
@@ -609,6 +638,46 @@ static int rename_comp(bf_pc *pc, bool real, int comp, const char *name) {
 
 int bf_pc_set_real_comp_name(bf_pc *pc, int comp, const char *name) { return rename_comp(pc, true, comp, name); }
 int bf_pc_set_int_comp_name(bf_pc *pc, int comp, const char *name) { return rename_comp(pc, false, comp, name); }
+
+int bf_pc_rename_comps(bf_pc *pc, int nreal, const char *const *real_names, int nint, const char *const *int_names) {
+  BF_CALL(bf_pc_check(pc));
+  BF_CHECK(nreal >= 0 && nint >= 0, BF_ERROR_VALUE, "negative name counts (%d, %d)", nreal, nint);
+  BF_CHECK(nreal <= bf_pc_num_real_comps(pc) && nint <= bf_pc_num_int_comps(pc), BF_ERROR_VALUE,
+           "%d real / %d int names for a container of %d real / %d int components", nreal, nint,
+           bf_pc_num_real_comps(pc), bf_pc_num_int_comps(pc));
+  for (int c = 0; c < nreal; ++c)
+    BF_CHECK(real_names && real_names[c], BF_ERROR_VALUE, "real component name %d is missing", c);
+  for (int c = 0; c < nint; ++c)
+    BF_CHECK(int_names && int_names[c], BF_ERROR_VALUE, "int component name %d is missing", c);
+  /* the prototype checks every rule (duplicates, reserved names) and changes nothing when one fails; the
+   * tiles have the prototype's names, so the same renaming cannot fail there but for memory */
+  BF_CALL(bf_ptile_rename_comps_unchecked(pc->proto, nreal, real_names, nint, int_names));
+  for (int64_t s = 0; s < pc->nslots; ++s)
+    if (pc->slots[s]) BF_CALL(bf_ptile_rename_comps_unchecked(pc->slots[s], nreal, real_names, nint, int_names));
+  if (pc->outbox) BF_CALL(bf_ptile_rename_comps_unchecked(pc->outbox, nreal, real_names, nint, int_names));
+  return BF_SUCCESS;
+}
+
+int bf_pc_set_arena(bf_pc *pc, bf_arena *arena) {
+  BF_CALL(bf_pc_check(pc));
+  if (!arena) arena = bf_arena_get(BF_ARENA_DEFAULT);
+  if (arena == pc->arena) return BF_SUCCESS;
+  for (int64_t s = 0; s < pc->nslots; ++s)
+    BF_CHECK(!pc->slots[s] || bf_ptile_size(pc->slots[s]) == 0, BF_ERROR_VALUE,
+             "the arena of a particle container that holds particles cannot change (clear_particles() first)");
+  BF_CHECK(!pc->outbox || bf_ptile_size(pc->outbox) == 0, BF_ERROR_VALUE,
+           "the arena of a particle container that holds particles cannot change (clear_particles() first)");
+  bf_ptile *proto = NULL;
+  BF_CALL(bf_ptile_create_like(pc->proto, arena, &proto));
+  bf_ptile_destroy(&pc->proto);
+  pc->proto = proto;
+  /* empty tiles go: new ones are made in the new arena (views of the old ones keep them alive) */
+  for (int64_t s = 0; s < pc->nslots; ++s)
+    bf_ptile_destroy(&pc->slots[s]);
+  bf_ptile_destroy(&pc->outbox);
+  pc->arena = arena;
+  return BF_SUCCESS;
+}
 
 /* ---- tiles --------------------------------------------------------------------------------------- */
 

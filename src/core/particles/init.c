@@ -769,6 +769,14 @@ static int add_columns_local(bf_pc *pc, int lev, const bf_pcolumns *cols, bool r
       BF_CHECK(cols->ids[i] >= 1 && cols->ids[i] <= BF_IDCPU_MAX_ID, BF_ERROR_VALUE,
                "particle %lld: id %lld outside [1, %lld]", (long long)i, (long long)cols->ids[i],
                (long long)BF_IDCPU_MAX_ID);
+  BF_CHECK(!cols->idcpu || (!cols->ids && !cols->cpus), BF_ERROR_VALUE,
+           "add_particles: give the particle ids either packed (idcpu) or as ids and cpus, not both");
+  if (cols->idcpu)
+    for (int64_t i = 0; i < n; ++i)
+      BF_CHECK(cols->idcpu[i] >> 63, BF_ERROR_VALUE,
+               "particle %lld: idcpu %llu is not a valid particle id (bit 63 clear: an invalid particle; see "
+               "make_valid and pack_ids)",
+               (long long)i, (unsigned long long)cols->idcpu[i]);
   if (cols->cpus)
     for (int64_t i = 0; i < n; ++i)
       BF_CHECK(cols->cpus[i] >= 0 && cols->cpus[i] <= BF_IDCPU_MAX_CPU, BF_ERROR_VALUE,
@@ -793,7 +801,9 @@ static int add_columns_local(bf_pc *pc, int lev, const bf_pcolumns *cols, bool r
     }
   }
   if (!st) {
-    if (cols->ids) {
+    if (cols->idcpu) {
+      memcpy(idcpu, cols->idcpu, (size_t)n * sizeof *idcpu);
+    } else if (cols->ids) {
       int me = bf_parallel_myproc();
       for (int64_t i = 0; i < n && !st; ++i)
         st = bf_idcpu_pack(cols->ids[i], cols->cpus ? cols->cpus[i] : me, &idcpu[i]);

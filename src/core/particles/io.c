@@ -622,7 +622,23 @@ static int check_name(const char *name) {
   return BF_SUCCESS;
 }
 
+static int write_binary(const bf_pc *pc, const char *dir, const char *name, bool checkpoint, bool named, int nur,
+                        const char *const *ur, int nui, const char *const *ui);
+
 int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool checkpoint, bool named) {
+  return write_binary(pc, dir, name, checkpoint, named, -1, NULL, -1, NULL);
+}
+
+int bf_pc_write_binary_names(const bf_pc *pc, const char *dir, const char *name, bool checkpoint, int nreal,
+                             const char *const *real_names, int nint, const char *const *int_names) {
+  BF_CHECK(nreal >= 0 && nint >= 0, BF_ERROR_VALUE, "negative name counts (%d, %d)", nreal, nint);
+  for (int i = 0; i < nreal; ++i) BF_CHECK(real_names && real_names[i], BF_ERROR_VALUE, "real name %d is missing", i);
+  for (int i = 0; i < nint; ++i) BF_CHECK(int_names && int_names[i], BF_ERROR_VALUE, "int name %d is missing", i);
+  return write_binary(pc, dir, name, checkpoint, false, nreal, real_names, nint, int_names);
+}
+
+static int write_binary(const bf_pc *pc, const char *dir, const char *name, bool checkpoint, bool named, int nur,
+                        const char *const *ur, int nui, const char *const *ui) {
   BF_CHECK(pc != NULL, BF_ERROR_VALUE, "null container");
   int rc = bf_pc_check(pc);
   if (rc != BF_SUCCESS) return rc;
@@ -633,6 +649,11 @@ int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool 
   const int dim = L->dim;
   const int nsoar = bf_pc_num_real_comps(pc), nsoai = bf_pc_num_int_comps(pc);
   const int nr = L->nsr + nsoar - (L->pure_soa ? dim : 0), ni = L->nsi + nsoai;
+  BF_CHECK(nur < 0 || nur == nr, BF_ERROR_VALUE,
+           "write_plotfile: %d real component names for %d real components (%s)", nur, nr,
+           L->pure_soa ? "pure SoA: the positions are not named" : "the struct reals, then the SoA reals");
+  BF_CHECK(nui < 0 || nui == ni, BF_ERROR_VALUE, "write_plotfile: %d int component names for %d int components", nui,
+           ni);
   char **rn = calloc((size_t)nr + 1, sizeof *rn), **in = calloc((size_t)ni + 1, sizeof *in);
   if (!rn || !in) {
     free(rn);
@@ -644,6 +665,7 @@ int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool 
     char def[32];
     int soa = i - L->nsr + (L->pure_soa ? dim : 0);
     if (named && i >= L->nsr) nm = bf_pc_real_comp_name(pc, soa);
+    if (nur >= 0) nm = ur[i];
     if (!nm) {
       snprintf(def, sizeof def, "real_comp%d", i);
       nm = def;
@@ -655,6 +677,7 @@ int bf_pc_write_binary(const bf_pc *pc, const char *dir, const char *name, bool 
     const char *nm = NULL;
     char def[32];
     if (named && i >= L->nsi) nm = bf_pc_int_comp_name(pc, i - L->nsi);
+    if (nui >= 0) nm = ui[i];
     if (!nm) {
       snprintf(def, sizeof def, "int_comp%d", i);
       nm = def;
@@ -788,9 +811,16 @@ typedef struct {
   int dim, nr, ni, finest;
   int64_t nparticles, next_id;
   lev_table lev[BF_PC_MAX_LEVELS];
+  bool checkpoint_flag;       /* the Header's is_checkpoint */
+  char version[PIO_MAX_NAME]; /* the version token */
+  char **names;               /* [nr + ni]: the component names (reals, then ints) */
 } pheader;
 
 static void pheader_free(pheader *h) {
+  if (h->names)
+    for (int i = 0; i < h->nr + h->ni; ++i) free(h->names[i]);
+  free(h->names);
+  h->names = NULL;
   for (int l = 0; l < BF_PC_MAX_LEVELS; ++l) {
     free(h->lev[l].which);
     free(h->lev[l].count);
@@ -815,18 +845,27 @@ static int parse_header(const char *path, const char *text, pheader *h) {
   }
   if (!ok && strcmp(v, "Version_One_Dot_Zero") == 0) ok = true, h->rsize = 8, h->ids64 = false;
   BF_CHECK(ok, BF_ERROR_VALUE, "%.300s line %d: unknown particle file version '%.60s'", path, t.line, tok_show(&t));
+  snprintf(h->version, sizeof h->version, "%s", t.tok);
   int64_t x;
   if ((rc = tok_i64(&t, "the dimension", 1, 3, &x)) != BF_SUCCESS) return rc;
   h->dim = (int)x;
   if ((rc = tok_i64(&t, "the number of real components", 0, 4096, &x)) != BF_SUCCESS) return rc;
   h->nr = (int)x;
-  for (int i = 0; i < h->nr; ++i)
+  /* room for every name; filled as they come (pheader_free frees what was made) */
+  h->names = calloc((size_t)h->nr + 4097, sizeof *h->names);
+  BF_CHECK(h->names != NULL, BF_ERROR_MEMORY, "out of memory reading %.300s", path);
+  for (int i = 0; i < h->nr; ++i) {
     if ((rc = next_tok(&t, "a real component name")) != BF_SUCCESS) return rc;
+    BF_CHECK((h->names[i] = strdup(t.tok)) != NULL, BF_ERROR_MEMORY, "out of memory reading %.300s", path);
+  }
   if ((rc = tok_i64(&t, "the number of int components", 0, 4096, &x)) != BF_SUCCESS) return rc;
   h->ni = (int)x;
-  for (int i = 0; i < h->ni; ++i)
+  for (int i = 0; i < h->ni; ++i) {
     if ((rc = next_tok(&t, "an int component name")) != BF_SUCCESS) return rc;
+    BF_CHECK((h->names[h->nr + i] = strdup(t.tok)) != NULL, BF_ERROR_MEMORY, "out of memory reading %.300s", path);
+  }
   if ((rc = tok_i64(&t, "the checkpoint flag", 0, 1, &x)) != BF_SUCCESS) return rc;
+  h->checkpoint_flag = x != 0;
   if ((rc = tok_i64(&t, "the number of particles", 0, INT64_MAX / 2, &h->nparticles)) != BF_SUCCESS) return rc;
   if ((rc = tok_i64(&t, "the next particle id", 1, BF_IDCPU_MAX_ID + 1, &h->next_id)) != BF_SUCCESS) return rc;
   if ((rc = tok_i64(&t, "the finest level", 0, BF_PC_MAX_LEVELS - 1, &x)) != BF_SUCCESS) return rc;
@@ -1248,4 +1287,95 @@ int bf_pc_restart(bf_pc *pc, const char *dir, const char *name) {
   free(grids);
   pheader_free(&h);
   return rc;
+}
+
+/* ---- the Header alone (pyAMReX's ParticleHeader) ------------------------------------------------ */
+
+struct bf_particle_header {
+  pheader h;
+};
+
+int bf_particle_header_read(const char *dir, const char *name, bf_particle_header **out) {
+  BF_CHECK(out != NULL, BF_ERROR_VALUE, "NULL argument");
+  *out = NULL;
+  BF_CHECK(dir && dir[0], BF_ERROR_VALUE, "the plotfile directory name must not be empty");
+  BF_CALL(check_name(name));
+  char pdir[PIO_PATH], path[PIO_PATH];
+  BF_CALL(join(pdir, dir, name));
+  BF_CALL(join(path, pdir, "Header"));
+  /* collective over the top instance (AMReX's ReadAndBcastFile): rank 0 reads, every rank gets the text
+   * or rank 0's error, so that the ranks return together (none is left reading a file another removes) */
+  const bf_comm *c = bf_comm_top();
+  const int me = bf_comm_rank(c);
+  char *text = NULL;
+  size_t len = 0;
+  int64_t hdr[2] = {0, 0};
+  if (me == 0) {
+    hdr[0] = read_text(path, &text, &len);
+    hdr[1] = (int64_t)len;
+  }
+  if (bf_comm_size(c) > 1) {
+    BF_CALL(bf_comm_bcast(c, hdr, sizeof hdr, 0));
+    if (hdr[0] != BF_SUCCESS) {
+      char msg[1024] = {0};
+      if (me == 0) snprintf(msg, sizeof msg, "%s", bf_error_message());
+      int rc = bf_comm_bcast(c, msg, sizeof msg, 0);
+      if (rc != BF_SUCCESS) return rc;
+      return bf_error_set((int)hdr[0], __func__, "%s", msg);
+    }
+    int rc = BF_SUCCESS;
+    if (me != 0) {
+      text = malloc((size_t)hdr[1] + 1);
+      if (text) text[hdr[1]] = '\0';
+      else rc = bf_error_set(BF_ERROR_MEMORY, __func__, "out of memory reading %.300s", path);
+    }
+    /* every rank has its buffer, or every rank returns */
+    if ((rc = bf_comm_agree(c, rc)) == BF_SUCCESS) rc = bf_comm_bcast(c, text, (size_t)hdr[1], 0);
+    if (rc != BF_SUCCESS) {
+      free(text);
+      return rc;
+    }
+  } else if (hdr[0] != BF_SUCCESS) {
+    return (int)hdr[0];
+  }
+  bf_particle_header *ph = calloc(1, sizeof *ph);
+  if (!ph) {
+    free(text);
+    BF_ERROR(BF_ERROR_MEMORY, "out of memory");
+  }
+  int rc = parse_header(path, text, &ph->h);
+  free(text);
+  if (rc != BF_SUCCESS) {
+    pheader_free(&ph->h);
+    free(ph);
+    return rc;
+  }
+  *out = ph;
+  return BF_SUCCESS;
+}
+
+void bf_particle_header_destroy(bf_particle_header **h) {
+  if (!h || !*h) return;
+  pheader_free(&(*h)->h);
+  free(*h);
+  *h = NULL;
+}
+
+const char *bf_particle_header_version(const bf_particle_header *h) { return h->h.version; }
+int bf_particle_header_dim(const bf_particle_header *h) { return h->h.dim; }
+int bf_particle_header_num_real(const bf_particle_header *h) { return h->h.nr; }
+int bf_particle_header_num_int(const bf_particle_header *h) { return h->h.ni; }
+const char *bf_particle_header_real_name(const bf_particle_header *h, int i) {
+  return i >= 0 && i < h->h.nr ? h->h.names[i] : NULL;
+}
+const char *bf_particle_header_int_name(const bf_particle_header *h, int i) {
+  return i >= 0 && i < h->h.ni ? h->h.names[h->h.nr + i] : NULL;
+}
+bool bf_particle_header_is_checkpoint(const bf_particle_header *h) { return h->h.checkpoint_flag; }
+bool bf_particle_header_is_single(const bf_particle_header *h) { return h->h.rsize == 4; }
+int64_t bf_particle_header_num_particles(const bf_particle_header *h) { return h->h.nparticles; }
+int64_t bf_particle_header_next_id(const bf_particle_header *h) { return h->h.next_id; }
+int bf_particle_header_finest_level(const bf_particle_header *h) { return h->h.finest; }
+int64_t bf_particle_header_num_grids(const bf_particle_header *h, int lev) {
+  return lev >= 0 && lev <= h->h.finest ? h->h.lev[lev].ngrids : -1;
 }

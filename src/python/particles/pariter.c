@@ -206,6 +206,54 @@ static PyObject *pi_aos(PyObject *self, PyObject *noargs) {
   return bfpy_aos_wrap(PI(self)->base.dim, PI(self)->spec, PI(self)->alloc, r->ptile, PI(self)->pcobj);
 }
 
+/* pti[name]: the component `name` of the current tile as a zero-copy array (to_xp: NumPy, or CuPy on a
+ * GPU), pyAMReX 26's ParIter.__getitem__: "idcpu" (pure SoA) and every SoA component by name; in legacy
+ * layouts also the fields of the AoS (x, y, z, rdata_<i>, idcpu, idata_<i>), views of the structs. */
+static PyObject *pi_getitem(PyObject *self, PyObject *key) {
+  if (!PyUnicode_Check(key)) {
+    PyErr_Format(PyExc_TypeError, "ParIter[name]: the name must be a str, not %.100s", Py_TYPE(key)->tp_name);
+    return NULL;
+  }
+  bf_pc_tileref *r = current(self, "ParIter[name]");
+  if (!r) return NULL;
+  Py_ssize_t len = 0;
+  const char *k = PyUnicode_AsUTF8AndSize(key, &len);
+  if (!k) return NULL;
+  const bf_ptile *t = r->ptile;
+  const bool pure = bf_ptile_layout(t)->pure_soa;
+  bf_podvec *v = NULL;
+  if ((size_t)len == strlen(k)) {
+    if (pure && strcmp(k, "idcpu") == 0) v = bf_ptile_idcpu(t);
+    for (int c = 0; !v && c < bf_ptile_num_real_comps(t); ++c)
+      if (strcmp(bf_ptile_real_comp_name(t, c), k) == 0) v = bf_ptile_real(t, c);
+    for (int c = 0; !v && c < bf_ptile_num_int_comps(t); ++c)
+      if (strcmp(bf_ptile_int_comp_name(t, c), k) == 0) v = bf_ptile_int(t, c);
+  }
+  if (v) {
+    PyObject *pv = bfpy_podvec_wrap(PI(self)->base.dim, PI(self)->alloc, v, PI(self)->pcobj);
+    if (!pv) return NULL;
+    PyObject *a = PyObject_CallMethod(pv, "to_xp", NULL);
+    Py_DECREF(pv);
+    return a;
+  }
+  if (!pure && (size_t)len == strlen(k)) {
+    PyObject *aos = bfpy_aos_wrap(PI(self)->base.dim, PI(self)->spec, PI(self)->alloc, r->ptile, PI(self)->pcobj);
+    PyObject *arr = aos ? PyObject_CallMethod(aos, "to_xp", NULL) : NULL;
+    Py_XDECREF(aos);
+    if (!arr) return NULL;
+    PyObject *dt = PyObject_GetAttrString(arr, "dtype");
+    PyObject *fields = dt ? PyObject_GetAttrString(dt, "fields") : NULL;
+    int has = fields && fields != Py_None ? PyMapping_HasKey(fields, key) : 0;
+    Py_XDECREF(fields), Py_XDECREF(dt);
+    PyObject *out = has ? PyObject_GetItem(arr, key) : NULL;
+    Py_DECREF(arr);
+    if (has) return out;
+    if (PyErr_Occurred()) return NULL;
+  }
+  PyErr_Format(PyExc_KeyError, "ParIter[name]: the particles have no component %R", key);
+  return NULL;
+}
+
 static PyObject *pi_geom(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   static const char *const names[] = {"level", NULL};
   PyObject *a[1];
@@ -298,7 +346,7 @@ int bfpy_init_pariter(PyObject *m, int dim) {
         snprintf(name, sizeof it_names[0][0][0][0], "boxfab.space%dd.%s_%s_%s", dim, kind_names[k], sp->suffix,
                  bfpy_alloc_name(a));
         bool base_kind = k == 0 || k == 2;
-        PyType_Slot slots[12];
+        PyType_Slot slots[14];
         int ns = 0;
         slots[ns++] = (PyType_Slot){Py_tp_doc, (void *)(k >= 2 ? "Read-only iterator over the particle tiles of a "
                                                                  "level: (particle_container, level)."
@@ -312,6 +360,7 @@ int bfpy_init_pariter(PyObject *m, int dim) {
           slots[ns++] = (PyType_Slot){Py_tp_methods, sp->layout.pure_soa ? pi_methods : pi_legacy_methods};
           slots[ns++] = (PyType_Slot){Py_tp_getset, pi_getset};
           slots[ns++] = (PyType_Slot){Py_tp_iter, PyObject_SelfIter};
+          slots[ns++] = (PyType_Slot){Py_mp_subscript, pi_getitem};
         } else {
           slots[ns++] = (PyType_Slot){Py_tp_repr, pi_repr};
         }
@@ -336,10 +385,11 @@ int bfpy_init_pariter(PyObject *m, int dim) {
           return -1;
         }
       }
-      /* the container's iterator / const_iterator class attributes */
+      /* the container's Iterator / ConstIterator class attributes (pyAMReX 26; iterator() and
+       * const_iterator() are methods of the container that make them) */
       PyTypeObject *pct = bfpy_pc_type(dim, s, a);
-      if (pct && (PyObject_SetAttrString((PyObject *)pct, "iterator", (PyObject *)it_types[dim][s][a][1]) < 0 ||
-                  PyObject_SetAttrString((PyObject *)pct, "const_iterator", (PyObject *)it_types[dim][s][a][3]) < 0))
+      if (pct && (PyObject_SetAttrString((PyObject *)pct, "Iterator", (PyObject *)it_types[dim][s][a][1]) < 0 ||
+                  PyObject_SetAttrString((PyObject *)pct, "ConstIterator", (PyObject *)it_types[dim][s][a][3]) < 0))
         return -1;
     }
   }
@@ -349,8 +399,8 @@ int bfpy_init_pariter(PyObject *m, int dim) {
   int gs = bfpy_pspec_find(dim, suffix);
   PyTypeObject *g = bfpy_pc_type(dim, -1, 0);
   if (g && gs >= 0 && gs < MAX_SPECS &&
-      (PyObject_SetAttrString((PyObject *)g, "iterator", (PyObject *)it_types[dim][gs][BFPY_ALLOC_DEFAULT][1]) < 0 ||
-       PyObject_SetAttrString((PyObject *)g, "const_iterator", (PyObject *)it_types[dim][gs][BFPY_ALLOC_DEFAULT][3]) <
+      (PyObject_SetAttrString((PyObject *)g, "Iterator", (PyObject *)it_types[dim][gs][BFPY_ALLOC_DEFAULT][1]) < 0 ||
+       PyObject_SetAttrString((PyObject *)g, "ConstIterator", (PyObject *)it_types[dim][gs][BFPY_ALLOC_DEFAULT][3]) <
            0))
     return -1;
   return 0;

@@ -35,9 +35,10 @@ static PyTypeObject *pinit_types[BF_SPACEDIM_MAX + 1][MAX_SPECS];
 static char pinit_names[BF_SPACEDIM_MAX + 1][MAX_SPECS][80];
 
 static void specs_init(int dim) {
-  static const int pure3[] = {3, 7, 8}, pure2[] = {2, 6, 7, 8}, pure1[] = {1, 5, 8};
+  /* pureSoA_11_0: pyAMReX 26's ImpactX layout (3D) */
+  static const int pure3[] = {3, 7, 8, 11}, pure2[] = {2, 6, 7, 8}, pure1[] = {1, 5, 8};
   const int *pure = dim == 3 ? pure3 : dim == 2 ? pure2 : pure1;
-  int npure = dim == 3 ? 3 : dim == 2 ? 4 : 3;
+  int npure = dim == 3 ? 4 : dim == 2 ? 4 : 3;
   int n = 0;
   bf_playout l1 = {dim, false, 2, 1, 3, 1}, l2 = {dim, false, 16, 4, 0, 0};
   specs[dim][n].layout = l1;
@@ -750,6 +751,239 @@ static int set_class_attr(PyTypeObject *t, const char *name, PyObject *v) {
   return r;
 }
 
+/* ---- idcpu functions: is_valid, make_valid, make_invalid, pack_ids, pack_cpus ----------------------------
+ * AMReX's idcpu (boxfab/idcpu.h): bit 63 set = a valid particle (positive id), bits 24..62 = |id|, bits
+ * 0..23 = cpu.  is_valid / make_valid / make_invalid take an int (a Python int or NumPy integer scalar:
+ * an int back; a NumPy uint64 scalar gives a NumPy scalar) or an array of uint64 (an array back), as
+ * pyAMReX's vectorized functions; pack_ids / pack_cpus write into a uint64 array in place, element by
+ * element (any strides: views such as idcpu[::2] work). */
+
+#define IDCPU_VALID ((uint64_t)1 << 63)
+
+static bool u64_format(const Py_buffer *b) {
+  const char *f = b->format ? b->format : "B";
+  if (*f == '@' || *f == '=' || *f == '<') ++f;
+  else if (*f == '>' || *f == '!') return false;
+  return b->itemsize == 8 && (strcmp(f, "Q") == 0 || strcmp(f, "L") == 0);
+}
+
+/* One packed value of a scalar argument (not a buffer), or -1 with OverflowError / TypeError. */
+static int idcpu_scalar(PyObject *o, uint64_t *v, const char *what) {
+  PyObject *idx = PyNumber_Index(o);
+  if (!idx) return -1;
+  unsigned long long x = PyLong_AsUnsignedLongLong(idx);
+  Py_DECREF(idx);
+  if (x == (unsigned long long)-1 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_OverflowError, "%s: a packed idcpu must fit in uint64 (0 <= v < 2**64)", what);
+    }
+    return -1;
+  }
+  *v = x;
+  return 0;
+}
+
+/* An array argument as a C-contiguous NumPy array of dtype `dtype` (a new reference): buffers without a
+ * copy when they already are; lists of numbers through NumPy (floats and strings refused). */
+static PyObject *int_array(PyObject *np, PyObject *o, const char *dtype, const char *what) {
+  if (PyUnicode_Check(o) || PyBytes_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s expects an integer array or an int, not %.100s", what, Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  PyObject *probe = PyObject_CallMethod(np, "asarray", "O", o);
+  if (!probe) return NULL;
+  PyObject *dt = PyObject_GetAttrString(probe, "dtype");
+  PyObject *kind = dt ? PyObject_GetAttrString(dt, "kind") : NULL;
+  const char *k = kind ? PyUnicode_AsUTF8(kind) : NULL;
+  PyObject *r = NULL;
+  if (k && !strchr("iuO", k[0]))
+    PyErr_Format(PyExc_TypeError, "%s expects integers, not an array of dtype kind '%s'", what, k);
+  else if (k)
+    r = PyObject_CallMethod(np, "asarray", "Oss", probe, dtype, "C");
+  Py_XDECREF(kind), Py_XDECREF(dt);
+  Py_DECREF(probe);
+  return r;
+}
+
+enum { IDC_IS_VALID, IDC_MAKE_VALID, IDC_MAKE_INVALID };
+
+static uint64_t idc_apply(int op, uint64_t v) {
+  return op == IDC_MAKE_VALID ? v | IDCPU_VALID : v & ~IDCPU_VALID;
+}
+
+static PyObject *idcpu_map(PyObject *arg, int op, const char *what) {
+  if (PyLong_Check(arg) || (!PyObject_CheckBuffer(arg) && bfpy_is_intlike(arg))) {
+    uint64_t v;
+    if (idcpu_scalar(arg, &v, what) < 0) return NULL;
+    if (op == IDC_IS_VALID) return PyBool_FromLong((long)(v >> 63));
+    return PyLong_FromUnsignedLongLong(idc_apply(op, v));
+  }
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) return NULL;
+  PyObject *src = NULL, *out = NULL, *result = NULL;
+  Py_buffer in = {0}, ob = {0};
+  if (PyObject_CheckBuffer(arg)) src = PyObject_CallMethod(np, "asarray", "OOs", arg, Py_None, "C"); /* 0-d stays 0-d */
+  else src = int_array(np, arg, "uint64", what);
+  if (!src || PyObject_GetBuffer(src, &in, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+  if (!u64_format(&in)) {
+    PyErr_Format(PyExc_TypeError, "%s expects an array of uint64 (native byte order), got format '%s' of %zd bytes",
+                 what, in.format ? in.format : "B", in.itemsize);
+    goto done;
+  }
+  PyObject *shape = PyTuple_New(in.ndim);
+  if (!shape) goto done;
+  for (int d = 0; d < in.ndim; ++d) PyTuple_SET_ITEM(shape, d, PyLong_FromSsize_t(in.shape[d]));
+  out = PyObject_CallMethod(np, "empty", "Os", shape, op == IDC_IS_VALID ? "bool" : "uint64");
+  Py_DECREF(shape);
+  if (!out || PyObject_GetBuffer(out, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) goto done;
+  {
+    const uint64_t *x = in.buf;
+    Py_ssize_t n = in.len / 8;
+    if (op == IDC_IS_VALID) {
+      unsigned char *y = ob.buf;
+      for (Py_ssize_t i = 0; i < n; ++i) y[i] = (unsigned char)(x[i] >> 63);
+    } else {
+      uint64_t *y = ob.buf;
+      for (Py_ssize_t i = 0; i < n; ++i) y[i] = idc_apply(op, x[i]);
+    }
+  }
+  if (in.ndim == 0) { /* a NumPy scalar in, a NumPy scalar out */
+    PyObject *empty = PyTuple_New(0);
+    result = empty ? PyObject_GetItem(out, empty) : NULL;
+    Py_XDECREF(empty);
+  } else {
+    result = Py_NewRef(out);
+  }
+done:
+  if (ob.obj) PyBuffer_Release(&ob);
+  if (in.obj) PyBuffer_Release(&in);
+  Py_XDECREF(out);
+  Py_XDECREF(src);
+  Py_DECREF(np);
+  return result;
+}
+
+static PyObject *f_is_valid(PyObject *self, PyObject *arg) {
+  (void)self;
+  return idcpu_map(arg, IDC_IS_VALID, "is_valid()");
+}
+static PyObject *f_make_valid(PyObject *self, PyObject *arg) {
+  (void)self;
+  return idcpu_map(arg, IDC_MAKE_VALID, "make_valid()");
+}
+static PyObject *f_make_invalid(PyObject *self, PyObject *arg) {
+  (void)self;
+  return idcpu_map(arg, IDC_MAKE_INVALID, "make_invalid()");
+}
+
+/* pack_ids(idcpu, ids) / pack_cpus(idcpu, cpus): write into the writable uint64 array idcpu (any strides,
+ * any shape) the ids (|id| <= 2^39 - 1; the sign sets bit 63) or cpus (0 .. 2^24 - 1) of the array of the
+ * same shape (or a scalar, for every element).  Every value is checked before anything is written
+ * (ValueError naming the first out of range). */
+static PyObject *idcpu_pack(PyObject *const *args, Py_ssize_t nargs, bool ids) {
+  const char *what = ids ? "pack_ids(idcpu, ids)" : "pack_cpus(idcpu, cpus)";
+  if (nargs != 2) {
+    PyErr_Format(PyExc_TypeError, "%s takes 2 positional arguments (%zd given)", what, nargs);
+    return NULL;
+  }
+  PyObject *dst = args[0], *vals = args[1];
+  if (!PyObject_CheckBuffer(dst)) {
+    PyErr_Format(PyExc_TypeError, "%s: idcpu must be a writable uint64 array, not %.100s", what, Py_TYPE(dst)->tp_name);
+    return NULL;
+  }
+  Py_buffer d = {0}, v = {0};
+  PyObject *np = NULL, *va = NULL, *result = NULL;
+  if (PyObject_GetBuffer(dst, &d, PyBUF_STRIDES | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) goto done;
+  if (!u64_format(&d)) {
+    PyErr_Format(PyExc_TypeError, "%s: idcpu must be an array of uint64 (native byte order), got format '%s'", what,
+                 d.format ? d.format : "B");
+    goto done;
+  }
+  if (!(np = PyImport_ImportModule("numpy"))) goto done;
+  if (!(va = int_array(np, vals, "int64", what))) goto done; /* cpus too: int32 would wrap silently */
+  if (PyObject_GetBuffer(va, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+  Py_ssize_t n = d.itemsize ? d.len / d.itemsize : 0;
+  bool scalar = v.ndim == 0;
+  if (!scalar) {
+    bool same = v.ndim == d.ndim;
+    for (int k = 0; same && k < d.ndim; ++k) same = v.shape[k] == d.shape[k];
+    if (!same) {
+      PyErr_Format(PyExc_ValueError, "%s: %s has %zd values of another shape than idcpu's %zd", what,
+                   ids ? "ids" : "cpus", (Py_ssize_t)(v.len / v.itemsize), n);
+      goto done;
+    }
+  }
+  for (Py_ssize_t i = 0; i < (scalar ? 1 : n); ++i) {
+    if (ids) {
+      int64_t x = ((const int64_t *)v.buf)[i];
+      if (x < -BF_IDCPU_MAX_ID || x > BF_IDCPU_MAX_ID) {
+        PyErr_Format(PyExc_ValueError, "%s: id %lld at %zd does not fit in 39 bits (|id| <= %lld)", what, (long long)x,
+                     i, (long long)BF_IDCPU_MAX_ID);
+        goto done;
+      }
+    } else {
+      int64_t x = ((const int64_t *)v.buf)[i];
+      if (x < 0 || x > BF_IDCPU_MAX_CPU) {
+        PyErr_Format(PyExc_ValueError, "%s: cpu %lld at %zd outside [0, %d]", what, (long long)x, i,
+                     (int)BF_IDCPU_MAX_CPU);
+        goto done;
+      }
+    }
+  }
+  /* element i of idcpu in C order, through its strides */
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    Py_ssize_t rem = i, off = 0;
+    for (int k = d.ndim - 1; k >= 0; --k) {
+      off += (rem % d.shape[k]) * (d.strides ? d.strides[k] : 8);
+      rem /= d.shape[k];
+    }
+    uint64_t *p = (uint64_t *)((char *)d.buf + off), w;
+    memcpy(&w, p, 8);
+    Py_ssize_t j = scalar ? 0 : i;
+    if (ids) {
+      int64_t x = ((const int64_t *)v.buf)[j];
+      uint64_t a = (uint64_t)(x < 0 ? -x : x);
+      w = (w & (uint64_t)BF_IDCPU_MAX_CPU) | (a << 24) | (x > 0 ? IDCPU_VALID : 0);
+    } else {
+      w = (w & ~(uint64_t)BF_IDCPU_MAX_CPU) | (uint64_t)((const int64_t *)v.buf)[j];
+    }
+    memcpy(p, &w, 8);
+  }
+  result = Py_NewRef(Py_None);
+done:
+  if (v.obj) PyBuffer_Release(&v);
+  if (d.obj) PyBuffer_Release(&d);
+  Py_XDECREF(va);
+  Py_XDECREF(np);
+  return result;
+}
+
+static PyObject *f_pack_ids(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  return idcpu_pack(args, nargs, true);
+}
+static PyObject *f_pack_cpus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  return idcpu_pack(args, nargs, false);
+}
+
+static PyMethodDef idcpu_functions[] = {
+    {"is_valid", f_is_valid, METH_O,
+     "is_valid(idcpu: int | ndarray[uint64], /) -> bool | ndarray[bool]: bit 63 set (a valid particle)."},
+    {"make_valid", f_make_valid, METH_O,
+     "make_valid(idcpu: int | ndarray[uint64], /) -> int | ndarray[uint64]: bit 63 set."},
+    {"make_invalid", f_make_invalid, METH_O,
+     "make_invalid(idcpu: int | ndarray[uint64], /) -> int | ndarray[uint64]: bit 63 cleared."},
+    {"pack_ids", (PyCFunction)(void (*)(void))f_pack_ids, METH_FASTCALL,
+     "pack_ids(idcpu: ndarray[uint64], ids: ndarray[int64], /) -> None: write the ids into idcpu (bits 24..62 = "
+     "|id|, bit 63 = id > 0), in place, keeping the cpus; any strides."},
+    {"pack_cpus", (PyCFunction)(void (*)(void))f_pack_cpus, METH_FASTCALL,
+     "pack_cpus(idcpu: ndarray[uint64], cpus: ndarray[int32], /) -> None: write the cpus into idcpu (bits "
+     "0..23), in place, keeping the ids; any strides."},
+    {NULL, NULL, 0, NULL},
+};
+
 int bfpy_init_particle(PyObject *m, int dim) {
   specs_init(dim);
   /* Particle types: struct and super particles of every spec, deduplicated */
@@ -821,6 +1055,7 @@ int bfpy_init_particle(PyObject *m, int dim) {
       goto out;
     }
   }
+  if (PyModule_AddFunctions(m, idcpu_functions) < 0) goto out;
   rc = 0;
 out:
   Py_XDECREF(bases);

@@ -15,6 +15,7 @@
 #include "particles/pc.h"
 #include "boxfab/gpu.h"
 #include "boxfab/runtime.h"
+#include "boxfab/idcpu.h"
 #include <structmember.h>
 
 #define PCO(o) ((bfpy_pc_object *)(o))
@@ -753,7 +754,8 @@ static PyObject *pc_init_one_per_cell(PyObject *self, PyObject *const *args, Py_
 
 /* _add_columns(level, redistribute, positions: tuple of dim float64 buffers, reals: tuple (None or float64
  * buffer per SoA real after the positions / every SoA real for legacy), ints: tuple per SoA int,
- * sreals, sints (legacy struct data), ids: int64 buffer or None, cpus: int32 buffer or None).  The Python
+ * sreals, sints (legacy struct data), ids: int64 buffer or None, cpus: int32 buffer or None[, idcpu:
+ * uint64 buffer or None, instead of ids and cpus]).  The Python
  * glue (add_particles) converts and checks dtypes and lengths; this checks them again. */
 typedef struct {
   Py_buffer views[4200];
@@ -771,10 +773,12 @@ static const void *get_buf(bufset *b, PyObject *o, const char *fmt, size_t isz, 
   ++b->nviews;
   if ((size_t)v->itemsize != isz || v->ndim != 1 || v->shape[0] != n ||
       !(strcmp(v->format, fmt) == 0 || (fmt[0] == 'q' && strcmp(v->format, "l") == 0 && isz == sizeof(long)) ||
+        (fmt[0] == 'Q' && strcmp(v->format, "L") == 0 && isz == sizeof(unsigned long)) ||
         (fmt[0] == 'i' && strcmp(v->format, "i") == 0))) {
     PyErr_Format(PyExc_ValueError, "%s: expected a contiguous 1-D array of %lld %s", what, (long long)n,
                  fmt[0] == 'd'   ? "float64"
                  : fmt[0] == 'i' ? "int32"
+                 : fmt[0] == 'Q' ? "uint64"
                                  : "int64");
     return (void *)-1;
   }
@@ -784,8 +788,9 @@ static const void *get_buf(bufset *b, PyObject *o, const char *fmt, size_t isz, 
 static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
   int lev, redist;
   long long n;
-  PyObject *levo, *pos, *reals, *ints, *sreals, *sints, *ids, *cpus;
-  if (!PyArg_ParseTuple(args, "OpLOOOOOOO", &levo, &redist, &n, &pos, &reals, &ints, &sreals, &sints, &ids, &cpus))
+  PyObject *levo, *pos, *reals, *ints, *sreals, *sints, *ids, *cpus, *idcpu = NULL;
+  if (!PyArg_ParseTuple(args, "OpLOOOOOOO|O", &levo, &redist, &n, &pos, &reals, &ints, &sreals, &sints, &ids, &cpus,
+                        &idcpu))
     return NULL;
   /* the level as every level argument: an int (TypeError for 0.5, which int() would make 0), in range */
   if (defined(self, "add_particles") < 0 || level_arg(self, levo, &lev, "add_particles(level)") < 0) return NULL;
@@ -832,6 +837,7 @@ static PyObject *pc_add_columns(PyObject *self, PyObject *args) {
     GB(sip[c], PyTuple_GET_ITEM(sints, c), "i", int32_t, "struct int column");
   if (st == 0) GB(cols.ids, ids, "q", int64_t, "ids");
   if (st == 0) GB(cols.cpus, cpus, "i", int32_t, "cpus");
+  if (st == 0) GB(cols.idcpu, idcpu, "Q", uint64_t, "idcpu");
 #undef GB
   if (st == 0) {
     for (int d = 0; d < o->dim; ++d)
@@ -1007,6 +1013,185 @@ static PyObject *pc_level_dm(PyObject *self, PyObject *arg) {
   return bfpy_distmap_new(PCO(self)->dim, bf_distmap_retain(dm));
 }
 
+/* ---- pyAMReX 26 members --------------------------------------------------------------------------- */
+
+static PyObject *pc_has_comp(PyObject *self, PyObject *arg, bool real) {
+  if (!PyUnicode_Check(arg)) {
+    PyErr_Format(PyExc_TypeError, "has_%s_comp(name): the name must be a str, not %.100s", real ? "real" : "int",
+                 Py_TYPE(arg)->tp_name);
+    return NULL;
+  }
+  Py_ssize_t len = 0;
+  const char *s = PyUnicode_AsUTF8AndSize(arg, &len);
+  if (!s) return NULL;
+  if (alive(self) < 0) return NULL;
+  int i = (size_t)len != strlen(s) ? -1
+          : real               ? bf_pc_real_comp_index(PCO(self)->pc, s)
+                               : bf_pc_int_comp_index(PCO(self)->pc, s);
+  return PyBool_FromLong(i >= 0);
+}
+static PyObject *pc_has_real_comp(PyObject *self, PyObject *arg) { return pc_has_comp(self, arg, true); }
+static PyObject *pc_has_int_comp(PyObject *self, PyObject *arg) { return pc_has_comp(self, arg, false); }
+
+/* set_soa_compile_time_names(real_names, int_names): AMReX's SetSoACompileTimeNames: one name for every
+ * compile-time SoA component (pure SoA: the positions first); all at once, nothing changes on an error. */
+static PyObject *pc_set_ct_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  static const char *const names[] = {"real_names", "int_names", NULL};
+  PyObject *a[2];
+  if (bfpy_bind(args, nargs, kw, names, 2, a, true) < 0 || alive(self) < 0) return NULL;
+  const bf_playout *lay = bf_pc_layout(PCO(self)->pc);
+  PyObject *kr = NULL, *ki = NULL;
+  const char **rv = NULL, **iv = NULL;
+  Py_ssize_t nr = 0, ni = 0;
+  int st = name_list(a[0], &kr, &rv, &nr, "set_soa_compile_time_names(real_names)");
+  if (st == 0) st = name_list(a[1], &ki, &iv, &ni, "set_soa_compile_time_names(int_names)");
+  if (st == 0 && (nr != lay->nar || ni != lay->nai)) {
+    PyErr_Format(PyExc_ValueError,
+                 "set_soa_compile_time_names: %zd real and %zd int names for %d real and %d int compile-time "
+                 "SoA components%s",
+                 nr, ni, lay->nar, lay->nai, lay->pure_soa ? " (the positions included)" : "");
+    st = -1;
+  }
+  if (st == 0) st = bfpy_check(bf_pc_rename_comps(PCO(self)->pc, (int)nr, rv, (int)ni, iv));
+  PyMem_Free(rv), PyMem_Free(iv);
+  Py_XDECREF(kr), Py_XDECREF(ki);
+  if (st < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* reserve_particle_ids(count) (a class method): the first of `count` new ids of the container type's id
+ * counter (AMReX's ParticleType::NextID, shared with Particle_<NR>_<NI>), which moves on by count. */
+static PyObject *pc_reserve_ids(PyObject *cls, PyObject *arg) {
+  int dim = 0, spec = 0, alloc = 0;
+  bool generic = false;
+  if (!PyType_Check(cls) || type_info((PyTypeObject *)cls, &dim, &spec, &alloc, &generic) < 0) {
+    PyErr_SetString(PyExc_TypeError, "reserve_particle_ids: call it on a ParticleContainer_<S>_<alloc> class");
+    return NULL;
+  }
+  int64_t n;
+  if (bfpy_to_int64(arg, &n, "reserve_particle_ids(count)") < 0) return NULL;
+  if (n < 0) {
+    PyErr_Format(PyExc_ValueError, "reserve_particle_ids: count must be >= 0, got %lld", (long long)n);
+    return NULL;
+  }
+  const int family = bfpy_pspec_id_family(dim, spec);
+  int64_t first = 0;
+  if (bfpy_check(bf_particle_next_id(family, 0, &first)) < 0) return NULL;
+  if (n > BF_IDCPU_MAX_ID + 1 - first) {
+    PyErr_Format(PyExc_ValueError,
+                 "reserve_particle_ids: %lld ids from %lld would pass the largest particle id %lld (39 bits)",
+                 (long long)n, (long long)first, (long long)BF_IDCPU_MAX_ID);
+    return NULL;
+  }
+  if (n > 0 && bfpy_check(bf_particle_next_id(family, n, &first)) < 0) return NULL;
+  return PyLong_FromLongLong(first);
+}
+
+static PyObject *pc_define_tile(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  static const char *const names[] = {"lev", "grid", "tile", NULL};
+  PyObject *a[3];
+  int lev, tile;
+  int64_t grid;
+  if (bfpy_bind(args, nargs, kw, names, 3, a, true) < 0 || defined(self, "define_and_return_particle_tile") < 0 ||
+      level_arg(self, a[0], &lev, "define_and_return_particle_tile(lev)") < 0 ||
+      bfpy_to_int64(a[1], &grid, "define_and_return_particle_tile(grid)") < 0 ||
+      bfpy_to_int(a[2], &tile, "define_and_return_particle_tile(tile)") < 0)
+    return NULL;
+  bf_ptile *t = NULL;
+  if (bfpy_check(bf_pc_tile(PCO(self)->pc, lev, grid, tile, true, &t)) < 0) return NULL;
+  return bfpy_ptile_wrap(PCO(self)->dim, PCO(self)->spec, PCO(self)->alloc, t, self);
+}
+
+/* iterator(level=None) / const_iterator(level=None): a ParIter / ParConstIter over the tiles of a level
+ * (pyAMReX 26).  The old form iterator(pc, level=...) (the container again, pyAMReX 24) works too, and
+ * one positional int is the level.  Without level: 0 when the container has one level, else ValueError. */
+static PyObject *make_iter(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw, bool is_const) {
+  const char *what = is_const ? "const_iterator" : "iterator";
+  PyObject *level = NULL;
+  if (kw)
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kw); ++i) {
+      PyObject *k = PyTuple_GET_ITEM(kw, i);
+      if (PyUnicode_CompareWithASCIIString(k, "level") != 0) {
+        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", what, k);
+        return NULL;
+      }
+      level = args[nargs + i];
+    }
+  Py_ssize_t first = 0;
+  if (nargs > 0 && args[0] == self) first = 1; /* iterator(pc, level=...) */
+  if (nargs - first > 1 || (nargs - first == 1 && level)) {
+    PyErr_Format(PyExc_TypeError, "%s(level=None): too many arguments", what);
+    return NULL;
+  }
+  if (nargs - first == 1) {
+    if (!bfpy_is_intlike(args[first]) || PyBool_Check(args[first])) {
+      PyErr_Format(PyExc_TypeError, "%s(level): level must be an int, not %.100s", what, Py_TYPE(args[first])->tp_name);
+      return NULL;
+    }
+    level = args[first];
+  }
+  if (defined(self, what) < 0) return NULL;
+  PyObject *lv = NULL;
+  if (!level || level == Py_None) {
+    if (bf_pc_num_levels(PCO(self)->pc) > 1) {
+      PyErr_Format(PyExc_ValueError, "%s: level must be given for a container of %d levels", what,
+                   bf_pc_num_levels(PCO(self)->pc));
+      return NULL;
+    }
+    lv = PyLong_FromLong(0);
+  } else if (PyUnicode_Check(level) && PyUnicode_CompareWithASCIIString(level, "all") == 0) {
+    PyErr_Format(PyExc_ValueError, "%s: level='all' is not supported (iterate over range(pc.finest_level + 1))",
+                 what);
+    return NULL;
+  } else {
+    if (PyBool_Check(level) || !bfpy_is_intlike(level)) {
+      PyErr_Format(PyExc_TypeError, "%s(level): level must be an int, not %.100s", what, Py_TYPE(level)->tp_name);
+      return NULL;
+    }
+    int l;
+    if (level_arg(self, level, &l, is_const ? "const_iterator(level)" : "iterator(level)") < 0) return NULL;
+    lv = PyLong_FromLong(l);
+  }
+  if (!lv) return NULL;
+  PyObject *it_type = PyObject_GetAttrString((PyObject *)Py_TYPE(self), is_const ? "ConstIterator" : "Iterator");
+  PyObject *r = NULL;
+  if (it_type) {
+    PyObject *cargs[2] = {self, lv};
+    r = PyObject_Vectorcall(it_type, cargs, 2, NULL);
+    Py_DECREF(it_type);
+  }
+  Py_DECREF(lv);
+  return r;
+}
+static PyObject *pc_iterator(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  return make_iter(self, args, nargs, kw, false);
+}
+static PyObject *pc_const_iterator(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  return make_iter(self, args, nargs, kw, true);
+}
+
+static PyObject *get_arena(PyObject *self, void *c) {
+  (void)c;
+  if (alive(self) < 0) return NULL;
+  return bfpy_arena_new(PCO(self)->dim, bf_pc_arena(PCO(self)->pc));
+}
+static int set_arena(PyObject *self, PyObject *v, void *c) {
+  (void)c;
+  if (!v) {
+    PyErr_SetString(PyExc_AttributeError, "the arena cannot be deleted");
+    return -1;
+  }
+  if (PCO(self)->alloc != BFPY_ALLOC_POLYMORPHIC || PCO(self)->generic) {
+    PyErr_Format(PyExc_AttributeError,
+                 "%s.arena is fixed by its allocator (only the _polymorphic containers choose their arena)",
+                 pname(self));
+    return -1;
+  }
+  bf_arena *a = NULL;
+  if (alive(self) < 0 || bfpy_as_arena(v, PCO(self)->dim, &a, "ParticleContainer.arena") < 0) return -1;
+  return bfpy_check(bf_pc_set_arena(PCO(self)->pc, a));
+}
+
 static PyObject *pc_repr(PyObject *self) {
   bfpy_pc_object *o = PCO(self);
   if (bf_pc_check(o->pc) != BF_SUCCESS) {
@@ -1085,6 +1270,30 @@ static PyMethodDef pc_methods[] = {
      "_snapshot() -> (columns, tiles): a copy of every particle of every level taken in one call (the C side "
      "of to_df)."},
     {"Geom", pc_level_geom, METH_O, "Geom(level: int, /) -> Geometry: the Geometry of a level."},
+    {"particle_box_array", pc_level_ba, METH_O,
+     "particle_box_array(level: int, /) -> BoxArray: the BoxArray of a level (pyAMReX 26)."},
+    {"particle_distribution_map", pc_level_dm, METH_O,
+     "particle_distribution_map(level: int, /) -> DistributionMapping: of a level (pyAMReX 26)."},
+    {"get_real_comp_index", pc_real_comp_index, METH_O,
+     "get_real_comp_index(name: str, /) -> int: index of the SoA real component `name` (KeyError when absent)."},
+    {"get_int_comp_index", pc_int_comp_index, METH_O,
+     "get_int_comp_index(name: str, /) -> int: index of the SoA int component `name` (KeyError when absent)."},
+    {"has_real_comp", pc_has_real_comp, METH_O, "has_real_comp(name: str, /) -> bool"},
+    {"has_int_comp", pc_has_int_comp, METH_O, "has_int_comp(name: str, /) -> bool"},
+    {"set_soa_compile_time_names", FASTKW(pc_set_ct_names),
+     "set_soa_compile_time_names(real_names: list[str], int_names: list[str]) -> None: name the compile-time SoA "
+     "components (pure SoA: the positions first); ValueError for a duplicate or reserved name (nothing changes)."},
+    {"reserve_particle_ids", pc_reserve_ids, METH_O | METH_CLASS,
+     "reserve_particle_ids(count: int, /) -> int: the first of `count` new particle ids of this container type "
+     "(the counter moves on by count); ValueError for count < 0 or past the largest id (2**39 - 1)."},
+    {"define_and_return_particle_tile", FASTKW(pc_define_tile),
+     "define_and_return_particle_tile(lev: int, grid: int, tile: int) -> ParticleTile: the tile (made when "
+     "missing) of a local grid (a reference)."},
+    {"iterator", FASTKW(pc_iterator),
+     "iterator(level: int = None) -> ParIter: the tiles of a level that hold particles (level may be omitted "
+     "for one level; the pyAMReX 24 form iterator(pc, level=...) works too)."},
+    {"const_iterator", FASTKW(pc_const_iterator),
+     "const_iterator(level: int = None) -> ParConstIter: read-only iterator(level)."},
     {"ParticleBoxArray", pc_level_ba, METH_O, "ParticleBoxArray(level: int, /) -> BoxArray"},
     {"ParticleDistributionMap", pc_level_dm, METH_O, "ParticleDistributionMap(level: int, /) -> DistributionMapping"},
     {NULL, NULL, 0, NULL},
@@ -1100,6 +1309,12 @@ static PyGetSetDef pc_getset[] = {
     {"finest_level", get_finest_level, NULL, "Finest level (-1 when undefined).", NULL},
     {"real_comp_names", get_real_names, NULL, "Names of the SoA real components. Extension.", NULL},
     {"int_comp_names", get_int_names, NULL, "Names of the SoA int components. Extension.", NULL},
+    {"real_soa_names", get_real_names, NULL,
+     "Names of the SoA real components (compile-time, run-time; pure SoA: positions first).", NULL},
+    {"int_soa_names", get_int_names, NULL, "Names of the SoA int components (compile-time, run-time).", NULL},
+    {"arena", get_arena, set_arena,
+     "The Arena of the particle data; assignable for the _polymorphic containers while they hold no particle.",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1220,5 +1435,5 @@ int bfpy_init_pc(PyObject *m, int dim) {
     Py_DECREF(g);
     return -1;
   }
-  return 0;
+  return bfpy_init_pheader(m, dim);
 }

@@ -42,7 +42,8 @@ bf_multifab *bfpy_pc_iter_mf(bfpy_pc_object *o, int lev);
 /* The ParticleContainer_S_A type; the generic ParticleContainer with spec -1. */
 PyTypeObject *bfpy_pc_type(int dim, int spec, int alloc);
 
-int bfpy_init_pc(PyObject *m, int dim);      /* ParticleContainer_*, ParticleContainer */
+int bfpy_init_pc(PyObject *m, int dim);      /* ParticleContainer_*, ParticleContainer, ParticleHeader */
+int bfpy_init_pheader(PyObject *m, int dim); /* ParticleHeader (particles/pc_io.c; called by bfpy_init_pc) */
 int bfpy_init_pariter(PyObject *m, int dim); /* ParIterBase_*, ParIter_*, ParConstIterBase_*, ParConstIter_* */
 
 #endif

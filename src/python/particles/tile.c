@@ -687,6 +687,17 @@ static PyObject *soa_data(PyObject *self, PyObject *const *args, Py_ssize_t narg
   pt_object *o = PT(self);
   PyObject *owner = o->owner ? o->owner : self;
   int ncomp = real ? bf_ptile_num_real_comps(o->t) : bf_ptile_num_int_comps(o->t);
+  if (a[0] && PyUnicode_Check(a[0])) { /* get_real_data("name") (pyAMReX 26): the component of that name */
+    Py_ssize_t len = 0;
+    const char *k = PyUnicode_AsUTF8AndSize(a[0], &len);
+    if (!k) return NULL;
+    for (int c = 0; (size_t)len == strlen(k) && c < ncomp; ++c)
+      if (strcmp(real ? bf_ptile_real_comp_name(o->t, c) : bf_ptile_int_comp_name(o->t, c), k) == 0)
+        return bfpy_podvec_wrap(o->dim, o->alloc, real ? bf_ptile_real(o->t, c) : bf_ptile_int(o->t, c), owner);
+    PyErr_Format(PyExc_KeyError, "get_%s_data: no %s component named %R", real ? "real" : "int",
+                 real ? "real" : "int", a[0]);
+    return NULL;
+  }
   if (a[0]) {
     int c;
     if (comp_arg(a[0], ncomp, real ? "real component" : "int component", &c) < 0) return NULL;
@@ -1042,9 +1053,11 @@ static PyMethodDef soa_methods[] = {
     {"define", FAST(m_define),
      "define(n_runtime_real, n_runtime_int, real_names=None, int_names=None, /) -> None: add run-time components."},
     {"get_real_data", FAST(soa_get_real_data),
-     "get_real_data() -> list[PODVector_real] (compile-time components) / get_real_data(index) -> PODVector_real."},
+     "get_real_data() -> list[PODVector_real] (compile-time components) / get_real_data(index or name) -> "
+     "PODVector_real."},
     {"get_int_data", FAST(soa_get_int_data),
-     "get_int_data() -> list[PODVector_int] (compile-time components) / get_int_data(index) -> PODVector_int."},
+     "get_int_data() -> list[PODVector_int] (compile-time components) / get_int_data(index or name) -> "
+     "PODVector_int."},
     {"set_num_neighbors", m_set_num_neighbors, METH_O, "set_num_neighbors(n, /) -> None."},
     {"get_num_neighbors", m_get_num_neighbors, METH_NOARGS, "get_num_neighbors() -> int."},
     {"resize", m_resize, METH_O, "resize(n, /) -> None."},

@@ -204,6 +204,18 @@ def hand_forms(dim, amr, F, K):
             T[f"{n}.checkpoint"] = [F("hostile_pio", "c")]
             T[f"{n}.restart"] = [F(pfiles, sub), F(dir=pfiles, file=sub)]
             T[f"{n}.restart_checkpoint"] = [F(pfiles, sub, True), F(pfiles, sub, is_checkpoint=False)]
+    # ParticleHeader reads one of those Headers
+    sub = f"d{N}_r0_i0"
+    T["ParticleHeader.read"] = [F(pfiles, sub), F(plotfile=pfiles, particle_dir=sub)]
+    T["ParticleHeader()"] = [F(pfiles, sub)]
+    T["module.list_particle_species"] = [F(pfiles)]
+    # idcpu helpers: in place into a uint64 array of 3
+    T["module.pack_ids"] = [F(K("u64"), np.arange(1, 4, dtype=np.int64)), F(K("u64"), 5)]
+    T["module.pack_cpus"] = [F(K("u64"), np.arange(3, dtype=np.int32)), F(K("u64"), 7)]
+    T["module.is_valid"] = [F(K("u64")), F(1 << 63)]
+    T["module.make_valid"] = [F(K("u64")), F(5)]
+    T["module.make_invalid"] = [F(K("u64")), F(1 << 63)]
+    T["module.read_particles"] = [F(pfiles, sub, container=K(f"pc:ParticleContainer_pureSoA_{N}_0_default"))]
     return T
 
 

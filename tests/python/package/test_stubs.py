@@ -69,6 +69,10 @@ def public(names):
 
 def expected_class_names(cls):
     names = public(dir(cls))
+    # what a class inherits from Python's own classes (int of an IntEnum, Exception's members) is theirs
+    for base in cls.__mro__[1:]:
+        if base.__module__ in ("builtins", "enum"):
+            names -= public(dir(base))
     if type(cls) is not type:  # Config: its values live on its metaclass
         names |= public(k for k, v in vars(type(cls)).items() if isinstance(v, (types.GetSetDescriptorType, property)))
     return names

@@ -18,7 +18,7 @@ DIMS = (1, 2, 3)
 PV_DTYPES = {"real": np.float64, "int": np.int32, "uint64": np.uint64}
 PV_ALLOCS = ("std", "arena", "pinned", "device", "managed", "async")
 ALLOCS = ("default", "pinned", "arena", "std", "device", "managed", "async")
-PURE = {1: (1, 5, 8), 2: (2, 6, 7, 8), 3: (3, 7, 8)}
+PURE = {1: (1, 5, 8), 2: (2, 6, 7, 8), 3: (3, 7, 8, 11)}  # 11_0: pyAMReX 26 (ImpactX)
 
 
 def specs(dim):

@@ -241,9 +241,17 @@ def test_iteration(amr):
     other = getattr(amr, f"ParticleContainer_pureSoA_{dim}_0_pinned")()
     with pytest.raises(TypeError):
         pc.iterator(other, level=0)
-    assert pc.iterator is getattr(amr, f"ParIter_pureSoA_{dim}_0_default")
-    assert issubclass(pc.iterator, getattr(amr, f"ParIterBase_pureSoA_{dim}_0_default"))
-    assert issubclass(pc.const_iterator, getattr(amr, f"ParConstIterBase_pureSoA_{dim}_0_default"))
+    # pyAMReX 26: the types are Iterator / ConstIterator; iterator() / const_iterator() are methods
+    assert pc.Iterator is getattr(amr, f"ParIter_pureSoA_{dim}_0_default")
+    assert issubclass(pc.Iterator, getattr(amr, f"ParIterBase_pureSoA_{dim}_0_default"))
+    assert issubclass(pc.ConstIterator, getattr(amr, f"ParConstIterBase_pureSoA_{dim}_0_default"))
+    assert type(pc.iterator(level=0)) is pc.Iterator and type(pc.const_iterator()) is pc.ConstIterator
+    assert type(pc.iterator(0)) is pc.Iterator and type(pc.iterator(pc, 0)) is pc.Iterator
+    for bad, exc in [("all", ValueError), (0.5, TypeError), (True, TypeError), (-1, IndexError)]:
+        with pytest.raises(exc):
+            pc.iterator(level=bad)
+    with pytest.raises(TypeError):
+        pc.iterator(level=0, lev=0)
 
 
 def test_iterator_skips_empty_tiles_and_undefined(amr3):

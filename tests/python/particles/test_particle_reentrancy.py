@@ -93,7 +93,7 @@ def test_define_on_a_container_tile_is_refused():
 def test_pariter_subclass_calls_super_init():
     out = run("""
         pc = make()
-        class MyIter(pc.iterator):
+        class MyIter(pc.Iterator):
             def __init__(self, pc, level):
                 super().__init__(pc, level)
                 self.tag = "mine"
