@@ -320,6 +320,9 @@ PyObject *bfpy_podview_to_cupy(PyObject *view, bool copy) {
   if (!cp) return NULL;
   PyObject *arr = NULL;
   if (v->memory == BFPY_MEM_HOST || v->memory == BFPY_MEM_PINNED) {
+    /* pinned memory: CuPy cannot import it (kDLCUDAHost), so to_cupy stages a copy on the device, as
+     * pyAMReX 26 does; plain host memory needs copy=True */
+    if (!copy && v->memory == BFPY_MEM_PINNED) copy = true;
     if (!copy) {
       PyErr_SetString(PyExc_ValueError, "to_cupy: the particle data are in host memory, so no CuPy view exists; use "
                                         "to_numpy() or copy=True");

@@ -245,3 +245,27 @@ def test_device_vectors_and_streams():
     assert cp.asnumpy(cp.from_dlpack(w))[0] == 20.0
     h = amr.HostVector_real.from_cupy(cp.arange(3.0))
     assert list(h.to_numpy()) == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.gpu
+def test_pinned_to_cupy_is_a_device_snapshot():
+    """CuPy cannot import pinned memory (kDLCUDAHost): to_cupy() stages a device copy (pyAMReX 26)."""
+    import cupy as cp
+
+    p = amr.HostVector_real.from_array([1.0, 2.0, 3.0])
+    d = p.to_cupy()
+    assert isinstance(d, cp.ndarray) and cp.asnumpy(d).tolist() == [1.0, 2.0, 3.0]
+    p[0] = 42.0
+    assert cp.asnumpy(d).tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError):
+        amr.PODVector_real_std.from_array([1.0]).to_cupy()  # plain host memory: copy=True needed
+
+
+@pytest.mark.gpu
+def test_device_dlpack_copy_needs_no_stream():
+    v = amr.NonManagedDeviceVector_real.from_array([1.0, 2.0])
+    v.__dlpack__(copy=True)
+    for bad in (-1, 1, 2, 12345):
+        with pytest.raises(BufferError, match="stream=None"):
+            v.__dlpack__(stream=bad, copy=True)
+    v.__dlpack__(stream=-1)  # a view on the consumer's terms is fine
