@@ -282,12 +282,6 @@ PyObject *bfpy_x_dlpack(PyObject *exporter, const bfpy_xview *v, PyObject *const
   } else {
     void *consumer;
     bool nosync;
-    if (copy == 1 && stream && stream != Py_None) {
-      /* pyAMReX 26: a copy the producer makes is complete when __dlpack__ returns; no consumer stream
-       * can order it */
-      PyErr_Format(PyExc_BufferError, "__dlpack__(copy=True): the producer's copy needs stream=None, got %R", stream);
-      return NULL;
-    }
     if (bfpy_cuda_stream_arg(stream, &consumer, &nosync, "__dlpack__") < 0) return NULL;
     if (!nosync && !bf_gpu_stream_idle() && bfpy_check(bf_gpu_stream_wait(consumer)) < 0) return NULL;
     /* pinned / managed memory with no stream named: the consumer may be the host */

@@ -262,10 +262,14 @@ def test_pinned_to_cupy_is_a_device_snapshot():
 
 
 @pytest.mark.gpu
-def test_device_dlpack_copy_needs_no_stream():
+def test_device_dlpack_copy_with_a_consumer_stream():
+    """CuPy's from_dlpack(copy=True) passes its stream with copy=True: the copy is made and ordered
+    (pyAMReX 26 raises BufferError here; docs/differences.md)."""
+    import cupy as cp
+
     v = amr.NonManagedDeviceVector_real.from_array([1.0, 2.0])
-    v.__dlpack__(copy=True)
-    for bad in (-1, 1, 2, 12345):
-        with pytest.raises(BufferError, match="stream=None"):
-            v.__dlpack__(stream=bad, copy=True)
-    v.__dlpack__(stream=-1)  # a view on the consumer's terms is fine
+    c = cp.from_dlpack(v, copy=True)
+    v[0] = 5.0
+    assert cp.asnumpy(c).tolist() == [1.0, 2.0]
+    for s in (-1, 1, 2):
+        v.__dlpack__(stream=s, copy=True)
