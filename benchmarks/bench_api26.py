@@ -24,8 +24,12 @@ import time
 import numpy as np
 
 
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """--help shows the defaults and keeps the description's layout."""
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=_Formatter)
     p.add_argument("--n", type=float, default=1e7, help="elements of the copies")
     p.add_argument("--repeat", type=int, default=5, help="timed calls; the best is reported")
     p.add_argument("--calls", type=int, default=20000, help="calls of the per-call timings")
