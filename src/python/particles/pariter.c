@@ -230,9 +230,11 @@ static PyObject *pi_getitem(PyObject *self, PyObject *key) {
       if (strcmp(bf_ptile_int_comp_name(t, c), k) == 0) v = bf_ptile_int(t, c);
   }
   if (v) {
+    static PyObject *to_xp; /* interned once: the per-tile path of pyAMReX 26's loops */
+    if (!to_xp && !(to_xp = PyUnicode_InternFromString("to_xp"))) return NULL;
     PyObject *pv = bfpy_podvec_wrap(PI(self)->base.dim, PI(self)->alloc, v, PI(self)->pcobj);
     if (!pv) return NULL;
-    PyObject *a = PyObject_CallMethod(pv, "to_xp", NULL);
+    PyObject *a = PyObject_CallMethodNoArgs(pv, to_xp);
     Py_DECREF(pv);
     return a;
   }
