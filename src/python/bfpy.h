@@ -78,6 +78,16 @@ enum bfpy_type_id {
   BFPY_T_PLOTFILEDATA, /* PlotFileData (io/plotfile.c) */
   BFPY_T_VISMF,        /* VisMF (io/plotfile.c) */
   BFPY_T_MFSTACK,      /* dimension independent ([0]): StackedArray, all local FABs as one array (mesh/multifab_stack.c) */
+  /* the AMR hierarchy (issue 24; src/python/amr/) */
+  BFPY_T_BCREC,        /* BCRec (amr/bcrec.c) */
+  BFPY_T_VECTOR_BCREC, /* Vector_BCRec (amr/bcrec.c) */
+  BFPY_T_PHYSBC,       /* hidden base of the PhysBCFunct* types (amr/bcrec.c) */
+  BFPY_T_BNDRYFUNC,    /* CpuBndryFuncFab (amr/bcrec.c) */
+  BFPY_T_INTERPBASE,   /* InterpBase, base of Interpolater and MFInterpolater (amr/interp.c) */
+  BFPY_T_FLUXREG,      /* FluxRegister (amr/fluxreg.c) */
+  BFPY_T_TAGBOXARRAY,  /* TagBoxArray (amr/tagbox.c) */
+  BFPY_T_AMRCORE,      /* AmrCore (amr/amrcore.c) */
+  BFPY_T_PARGDB,       /* ParGDBBase / AmrParGDB (amr/amrcore.c) */
   BFPY_NTYPES
 };
 
@@ -370,6 +380,17 @@ int bfpy_init_fab(PyObject *m, int dim);       /* Arena, The_*_Arena, MFInfo, MF
 /* ---- run-time parameters and AMR meta data (issue 11) ------------------------- */
 int bfpy_init_parmparse(PyObject *m, int dim); /* ParmParse */
 int bfpy_init_amrmesh(PyObject *m, int dim);   /* AmrInfo, AmrMesh */
+/* The AMR hierarchy (issue 24; src/python/amr/, shared declarations in amr/amr.h) */
+int bfpy_init_bcrec(PyObject *m, int dim);     /* BCType, PhysBCType, BCRec, Vector_BCRec, setBC, PhysBCFunct*,
+                                                  CpuBndryFuncFab, fill_domain_boundary */
+int bfpy_init_mfutil(PyObject *m, int dim);    /* average_down*, average_*_to_*, sum_fine_to_coarse */
+int bfpy_init_interp(PyObject *m, int dim);    /* InterpBase, Interpolater, MFInterpolater and their kinds,
+                                                  the interpolater singletons */
+int bfpy_init_fillpatch(PyObject *m, int dim); /* fill_patch_single_level, fill_patch_two_levels,
+                                                  interp_from_coarse_level */
+int bfpy_init_fluxreg(PyObject *m, int dim);   /* FluxRegister */
+int bfpy_init_tagbox(PyObject *m, int dim);    /* TagBox, TagBoxArray */
+int bfpy_init_amrcore(PyObject *m, int dim);   /* AmrCore, ParGDBBase, AmrParGDB */
 
 /* ---- plotfiles (issue 11) ------------------------------------------------------ */
 int bfpy_init_plotfile(PyObject *m, int dim);  /* write_single_level_plotfile, write_multi_level_plotfile,

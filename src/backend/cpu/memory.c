@@ -48,6 +48,7 @@ void bf_backend_cpu_fill(bf_backend *b) {
   b->pmesh_interpolate = bf_cpu_pmesh_interpolate;
   bf_cpu_elementwise_init();
   bf_backend_cpu_particles_fill(&b->particles);
+  bf_backend_cpu_amr_fill(&b->amr);
 }
 
 /* Registration (src/core/runtime/backend.h): the host backend, always usable. */

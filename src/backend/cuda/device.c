@@ -12,6 +12,7 @@
 #include "boxfab/arena.h"
 #include "boxfab/base.h"
 #include "boxfab/gpu.h"
+#include "amr.h"
 #include "impl.h"
 
 #define MAX_DEVICES 64
@@ -351,6 +352,10 @@ static int cuda_fill(bf_backend *b) {
   b->particles.p_random_sort = bf_cuda_p_random_sort;
   b->particles.p_random_fill = bf_cuda_p_random_fill;
   b->particles.p_plan_free = bf_cuda_p_plan_free;
+  bf_cuda_amr_mfutil_fill(&b->amr);
+  bf_cuda_amr_interp_fill(&b->amr);
+  bf_cuda_amr_fluxreg_fill(&b->amr);
+  bf_cuda_amr_tagbox_fill(&b->amr);
   return 0;
 }
 

@@ -499,6 +499,22 @@ typedef struct bf_backend_particles {
   void (*p_plan_free)(void *plan);
 } bf_backend_particles;
 
+/* ---- AMR kernels (src/core/amr; issue 24) -----------------------------------
+ * One sub-table of the AMR families, one block each.  A family declares its
+ * argument structs and entries in its block; its per-point arithmetic lives in
+ * src/core/amr/<family>_kernels.h, shared by the CPU kernels (src/backend/cpu/
+ * amr_<family>.c) and the CUDA ones (src/backend/cuda/amr_<family>.cu), so that
+ * both compute the same numbers.  An entry may be NULL in a device table: the
+ * core then runs the host entry on host-reachable memory or reports
+ * BF_ERROR_UNSUPPORTED. */
+typedef struct bf_backend_amr {
+  /* -- MultiFabUtil and domain boundaries (amr/mfutil.c, amr/bcrec.c) -- */
+  /* -- interpolaters (amr/interp.c) -- */
+  /* -- flux registers (amr/fluxreg.c) -- */
+  /* -- tagging (amr/tagbox.c) -- */
+  int reserved_; /* keeps the struct non-empty */
+} bf_backend_amr;
+
 typedef struct bf_backend {
   const char *name;
   /* Memory of a kind (bf_arena_kind); blocks 64-byte aligned; true flags of what is returned. */
@@ -563,6 +579,8 @@ typedef struct bf_backend {
    * (device failure).  Data lie in memory the table's kernels reach. */
   int (*pmesh_deposit)(const bf_pmesh_args *args, int64_t *nskipped);
   int (*pmesh_interpolate)(const bf_pmesh_args *args, int64_t *nskipped);
+  /* AMR kernels (see bf_backend_amr). */
+  bf_backend_amr amr;
 } bf_backend;
 
 /* Registration of a backend: each backend folder defines one
@@ -626,6 +644,10 @@ int bf_backend_host_sync(const bf_backend *be);
 /* The CPU backend's fill (src/backend/cpu), also reached through its
  * provider; backends and tests may use it to get the host kernels. */
 void bf_backend_cpu_fill(bf_backend *b);
+
+/* The CPU AMR kernels (src/backend/cpu/amr_*.c); a device table without
+ * its own entries may use them on host memory. */
+void bf_backend_cpu_amr_fill(bf_backend_amr *a);
 
 /* The CPU particle kernels (src/backend/cpu/particles.c); a table
  * without its own particle entries may use them on host memory. */

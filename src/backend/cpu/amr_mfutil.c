@@ -1,0 +1,5 @@
+/* CPU backend: AMR kernels of the family MultiFabUtil and domain boundaries (amr/mfutil.c, amr/bcrec.c); the
+ * per-point arithmetic is src/core/amr/mfutil_kernels.h's. */
+#include "amr.h"
+
+void bf_cpu_amr_mfutil_fill(bf_backend_amr *a) { (void)a; }
