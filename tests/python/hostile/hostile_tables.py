@@ -7,8 +7,17 @@ import os
 import re
 import sys
 
+import glob
+import importlib
+
 import hostile_particles
 import numpy as np
+
+# The AMR families' parts of these tables (issue 24), one module each, tests/python/hostile/
+# hostile_amr_<family>.py: vocab(amr, dim, make) -> {key: factory of a valid object} and
+# hand_forms(dim, amr, F, K) -> {"Class.method()": [forms]}; either may be missing.
+AMR_TABLES = [importlib.import_module(os.path.basename(p)[:-3])
+              for p in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "hostile_amr_*.py")))]
 
 
 class HostileError(Exception):
@@ -331,6 +340,9 @@ class Vocab:
                 self.f[name + "_comp"] = (lambda name=name: getattr(a, name)(self.make(name), 1, 1))
         # particle arrays and tiles: one valid object per class (hostile_particles.py)
         self.f.update(hostile_particles.vocab(a, dim, self.make))
+        for mod in AMR_TABLES:
+            if hasattr(mod, "vocab"):
+                self.f.update(mod.vocab(a, dim, self.make))
 
     def _ba(self):
         ba = self.amr.BoxArray(self.make("box"))
@@ -643,6 +655,9 @@ def hand_forms(dim, amr):
             T[f"{name}()"] = [F(K("pc:ParticleContainer_" + m.group(3)), 0),
                               F(K("pc:ParticleContainer_" + m.group(3)), level=0)]
     T.update(hostile_particles.hand_forms(dim, amr, F, K))
+    for mod in AMR_TABLES:
+        if hasattr(mod, "hand_forms"):
+            T.update(mod.hand_forms(dim, amr, F, K))
     return T
 
 
